@@ -1,0 +1,109 @@
+import express, { type RequestHandler, Router } from 'express';
+import { SimError } from './core/errors.js';
+import type { Region } from './domain/apps.js';
+import { sameSecret } from './domain/apps.js';
+import { errorHandler } from './http/errorHandler.js';
+import { mountOperations, type OperationHook, publicUrlOf } from './http/mountOperations.js';
+import { type SimLocals, simLocals } from './http/types.js';
+import { adminHandlers, apiHandlers } from './routes/index.js';
+import { type CoreDeps, createServices, type Services } from './services.js';
+import { adminSpec, apiSpec } from './spec/openapi.js';
+
+export interface AppDeps extends CoreDeps {
+  /** Prebuilt services (the CLI builds them to seed fixtures first); built from deps if absent. */
+  services?: Services;
+  /** Extra per-operation hooks (fault injection, rate limits). */
+  hooks?: { beforeAuth?: OperationHook[]; afterAuth?: OperationHook[] };
+}
+
+/** Where the partner API is served, and which region each prefix emulates. */
+export const API_PREFIXES: ReadonlyArray<readonly [string, Region]> = [
+  ['/developer/api', 'us'],
+  ['/us/developer/api', 'us'],
+  ['/jp/developer/api', 'jp'],
+];
+export const STORAGE_PREFIX = '/storage';
+export const ADMIN_PREFIX = '/__admin';
+
+const surface =
+  (s: SimLocals['surface'], region?: Region): RequestHandler =>
+  (_req, res, next) => {
+    const sim = simLocals(res);
+    sim.surface = s;
+    if (region) sim.region = region;
+    next();
+  };
+
+const notFound: RequestHandler = (req) => {
+  throw SimError.notFound('NOT_FOUND', `No operation at ${req.method} ${req.originalUrl.split('?')[0]}`);
+};
+
+/**
+ * Build the Express app: partner API (per region prefix), storage host, control API. Never
+ * listens — the CLI does, and tests listen on port 0.
+ */
+export function createApp(deps: AppDeps): express.Express {
+  const services = deps.services ?? createServices(deps);
+  const { config, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((_req, res, next) => {
+    simLocals(res);
+    next();
+  });
+
+  const storage = Router();
+  mountOperations(storage, apiSpec(), apiHandlers, {
+    services,
+    include: (op) => op.storage,
+    authenticate: false,
+    validateRequests: false,
+    beforeAuth: deps.hooks?.beforeAuth,
+  });
+  app.use(STORAGE_PREFIX, surface('storage'), storage, notFound);
+
+  const api = Router();
+  api.use(express.json({ limit: '1mb' }), express.urlencoded({ extended: false, limit: '1mb' }));
+  mountOperations(api, apiSpec(), apiHandlers, {
+    services,
+    include: (op) => !op.storage,
+    beforeAuth: deps.hooks?.beforeAuth,
+    afterAuth: deps.hooks?.afterAuth,
+  });
+  api.use(notFound);
+  for (const [prefix, region] of API_PREFIXES) app.use(prefix, surface('api', region), api);
+
+  const admin = Router();
+  admin.use(express.json({ limit: '1mb' }));
+  if (config.adminToken) {
+    const expected = `Bearer ${config.adminToken}`;
+    admin.use((req, _res, next) => {
+      if (!sameSecret(req.headers.authorization ?? '', expected)) {
+        throw SimError.unauthorized('ADMIN_TOKEN_REQUIRED', 'Send Authorization: Bearer <admin token>');
+      }
+      next();
+    });
+  }
+  mountOperations(admin, adminSpec(), adminHandlers, { services, include: () => true, authenticate: false });
+  admin.use(notFound);
+  app.use(ADMIN_PREFIX, surface('admin'), admin);
+
+  app.get('/openapi.yaml', (_req, res) => {
+    res.type('text/yaml').send(apiSpec().source);
+  });
+  app.get('/', (req, res) => {
+    const base = publicUrlOf(req, config.publicUrl);
+    res.json({
+      name: 'partner-sim',
+      api: Object.fromEntries(API_PREFIXES.map(([p, r]) => [p.startsWith('/us') ? 'us-alias' : r, base + p])),
+      storage: base + STORAGE_PREFIX,
+      admin: base + ADMIN_PREFIX,
+      openapi: `${base}/openapi.yaml`,
+      admin_openapi: `${base}${ADMIN_PREFIX}/openapi.yaml`,
+    });
+  });
+  app.use(notFound);
+  app.use(errorHandler(config, logger));
+  return app;
+}

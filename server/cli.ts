@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+import { readFileSync, realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type Config, ConfigError, defaults, options, parseConfig } from './config.js';
+import { fromRoot } from './core/root.js';
+import type { PartnerApp } from './domain/apps.js';
+import { startSimulator } from './simulator.js';
+
+const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<number> }> = {
+  serve: { summary: 'run the simulator (partner API, storage host, control API)', run: serve },
+};
+
+/** Register a subcommand (the contract runner adds itself this way). */
+export function addCommand(name: string, summary: string, run: (argv: string[]) => Promise<number>): void {
+  COMMANDS[name] = { summary, run };
+}
+
+function mainHelp(): string {
+  const lines = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(10)} ${c.summary}`);
+  return `Usage: partner-sim <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun 'partner-sim <command> --help' for a command's options.\n`;
+}
+
+function serveHelp(): string {
+  const rows = options.map((o) => {
+    const flag = `--${o.flag}${o.kind === 'bool' ? '' : ' <value>'}`;
+    const def = defaults[o.key];
+    const shown =
+      def === undefined
+        ? ''
+        : ` (default: ${o.key === 'dataDir' ? './data' : o.key === 'fixturesDir' ? '<package>/fixtures' : String(def)})`;
+    const env = o.env ? ` [env ${o.env}]` : '';
+    const choices = o.choices ? ` {${o.choices.join('|')}}` : '';
+    return `  ${flag.padEnd(30)} ${o.help}${choices}${shown}${env}`;
+  });
+  return `Usage: partner-sim serve [options]\n\nRuns the simulator. Flags win over environment variables, which win over defaults.\n\nOptions:\n${rows.join('\n')}\n  ${'--help'.padEnd(30)} show this help\n`;
+}
+
+function banner(url: string, config: Config, apps: PartnerApp[]): string {
+  const creds = apps
+    .map((a) => `  [${a.region}] client_id=${a.client_id}  secret_key=${a.secret_key}  api_key=${a.api_key}`)
+    .join('\n');
+  const store = config.inMemory ? 'in memory' : config.dataDir;
+  return [
+    `partner-sim listening on ${url}`,
+    `  US base_url: ${url}/developer/api`,
+    `  JP base_url: ${url}/jp/developer/api`,
+    `  storage:     ${config.publicUrl ?? url}/storage`,
+    `  control API: ${url}/__admin  (spec: ${url}/__admin/openapi.yaml)`,
+    `  state:       ${store}`,
+    'Demo credentials:',
+    creds || '  (no apps in fixtures: create one with POST /__admin/apps)',
+    '',
+  ].join('\n');
+}
+
+async function serve(argv: string[]): Promise<number> {
+  const parsed = parseArgs({
+    args: argv,
+    allowPositionals: false,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      ...Object.fromEntries(
+        options.map((o) => [
+          o.flag,
+          { type: o.kind === 'bool' ? ('boolean' as const) : ('string' as const) },
+        ]),
+      ),
+    },
+  });
+  if (parsed.values.help) {
+    process.stdout.write(serveHelp());
+    return 0;
+  }
+  const config = parseConfig(parsed.values as Record<string, string | boolean>, process.env);
+  const sim = await startSimulator(config);
+  process.stdout.write(banner(sim.url, config, sim.services.apps.list()));
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      process.stdout.write(`partner-sim: ${signal}, flushing state and stopping\n`);
+      sim.stop().then(resolve, (e) => {
+        process.stderr.write(`partner-sim: error while stopping: ${(e as Error).message}\n`);
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (cmd === '--version' || cmd === '-v') {
+    process.stdout.write(
+      `${(JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string }).version}\n`,
+    );
+    return 0;
+  }
+  if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    process.stdout.write(mainHelp());
+    return cmd ? 0 : 2;
+  }
+  const command = COMMANDS[cmd];
+  if (!command) {
+    process.stderr.write(`partner-sim: unknown command '${cmd}'\n\n${mainHelp()}`);
+    return 2;
+  }
+  if (cmd === 'serve' && rest.some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(serveHelp());
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    if (e instanceof ConfigError || err.code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(
+        `partner-sim ${cmd}: ${err.message}\nRun 'partner-sim ${cmd} --help' for the options.\n`,
+      );
+      return 2;
+    }
+    if (err.code === 'EADDRINUSE') {
+      process.stderr.write(
+        `partner-sim ${cmd}: port in use (${err.message}); pick another with --port or PORT\n`,
+      );
+      return 1;
+    }
+    process.stderr.write(`partner-sim ${cmd}: ${err.message}\n`);
+    return 1;
+  }
+}
+
+// Run only as the entry point, so tests can import main().
+const entry = process.argv[1] ? pathToFileURL(realpathSync(process.argv[1])).href : '';
+if (import.meta.url === entry) {
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,93 @@
+import { timingSafeEqual } from 'node:crypto';
+import { SimError } from '../core/errors.js';
+import type { Random } from '../core/random.js';
+import type { Collection, Store } from '../store/store.js';
+
+export type Region = 'us' | 'jp';
+export const REGIONS: readonly Region[] = ['us', 'jp'];
+
+/** A partner application as issued in the developer portal, plus its quirk switches. */
+export interface PartnerApp {
+  client_id: string;
+  secret_key: string;
+  api_key: string;
+  region: Region;
+  /** Transcription result shape for this app (overrides --result-shape when set). */
+  result_shape: 'spec' | 'live';
+  /** Error body shape for this app (overrides --error-shape when set). */
+  error_shape: 'spec' | 'live';
+  /** Whether complete-upload keeps or strips quotes of ETags it echoes. */
+  etag_quotes: 'keep' | 'strip';
+}
+
+export type NewApp = Partial<PartnerApp>;
+
+/** Compare secrets in constant time so a timing probe cannot guess them. */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * The registry of partner apps. Credentials are per region, as on the live service: an app
+ * exists in exactly one region and its credentials fail in the other.
+ */
+export class AppRegistry {
+  private readonly apps: Collection<PartnerApp>;
+
+  constructor(
+    store: Store,
+    private readonly random: Random,
+  ) {
+    this.apps = store.collection<PartnerApp>('apps');
+  }
+
+  get(clientId: string): PartnerApp | undefined {
+    return this.apps.get(clientId);
+  }
+
+  list(): PartnerApp[] {
+    return this.apps.list();
+  }
+
+  async create(input: NewApp): Promise<PartnerApp> {
+    const client_id = input.client_id ?? `client_${this.random.hex(8)}`;
+    if (this.apps.has(client_id))
+      throw SimError.conflict('APP_EXISTS', `An app with client_id ${client_id} exists`);
+    const app: PartnerApp = {
+      client_id,
+      secret_key: input.secret_key ?? `sk_${this.random.token(24)}`,
+      api_key: input.api_key ?? `ak_${this.random.token(24)}`,
+      region: input.region ?? 'us',
+      result_shape: input.result_shape ?? 'spec',
+      error_shape: input.error_shape ?? 'spec',
+      etag_quotes: input.etag_quotes ?? 'keep',
+    };
+    await this.apps.put(client_id, app);
+    return app;
+  }
+
+  /** Basic credentials → the app, or 401 CLIENT_NOT_FOUND (also for another region's app). */
+  authenticateSecret(clientId: string, secret: string, region: Region): PartnerApp {
+    const app = this.apps.get(clientId);
+    if (!app || app.region !== region || !sameSecret(app.secret_key, secret)) {
+      throw SimError.unauthorized(
+        'CLIENT_NOT_FOUND',
+        'Unknown client id or wrong secret key for this region',
+      );
+    }
+    return app;
+  }
+
+  /** X-Client-Id / X-Client-Api-Key → the app. */
+  authenticateApiKey(clientId: string, apiKey: string, region: Region): PartnerApp {
+    const app = this.apps.get(clientId);
+    if (!app || app.region !== region) {
+      throw SimError.unauthorized('CLIENT_NOT_FOUND', 'Unknown client id for this region');
+    }
+    if (!sameSecret(app.api_key, apiKey))
+      throw SimError.unauthorized('INVALID_API_KEY', 'Wrong API key for this client');
+    return app;
+  }
+}

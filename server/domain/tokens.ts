@@ -1,0 +1,157 @@
+import { createHash } from 'node:crypto';
+import { type Clock, epochSeconds } from '../core/clock.js';
+import { SimError } from '../core/errors.js';
+import { type Random, stableUuid } from '../core/random.js';
+import type { Collection, Store } from '../store/store.js';
+import type { AppRegistry, PartnerApp, Region } from './apps.js';
+import { type JwtClaims, signJwt, verifyJwt } from './jwt.js';
+
+export type TokenUse = 'partner' | 'user';
+
+export interface TokenClaims extends JwtClaims {
+  token_use: TokenUse;
+  client_id: string;
+  region: Region;
+  /** `client_user_<uuid>` on user tokens; the client id on partner tokens. */
+  sub: string;
+  jti: string;
+}
+
+interface RefreshRecord {
+  client_id: string;
+  region: Region;
+  exp_ms: number;
+}
+
+export interface TokenSettings {
+  partnerTtlS: number;
+  userTtlS: number;
+  refreshTtlS: number;
+}
+
+const CACHE_LIMIT = 50_000;
+
+/**
+ * Partner and user tokens. Both are HS256 JWTs; the `token_use` claim tells them apart.
+ * Verification is cached per token string (signature and JSON parsing happen once), while
+ * expiry, region and app existence are checked on every use against the injected clock.
+ * Refresh tokens are opaque, stored only as hashes, and work once.
+ */
+export class TokenService {
+  private readonly cache = new Map<string, TokenClaims>();
+  private readonly refresh: Collection<RefreshRecord>;
+
+  constructor(
+    store: Store,
+    private readonly apps: AppRegistry,
+    private readonly clock: Clock,
+    private readonly random: Random,
+    private readonly secret: Buffer,
+    private readonly settings: TokenSettings,
+  ) {
+    this.refresh = store.collection<RefreshRecord>('refreshTokens');
+  }
+
+  /** The stable account id of a partner's user: same (client, user_id), same id, forever. */
+  static userSub(clientId: string, userId: string): string {
+    return `client_user_${stableUuid('partner-sim-user', clientId, userId)}`;
+  }
+
+  private sign(use: TokenUse, app: { client_id: string; region: Region }, sub: string, ttlS: number): string {
+    const iat = epochSeconds(this.clock.now());
+    return signJwt(
+      {
+        token_use: use,
+        client_id: app.client_id,
+        region: app.region,
+        sub,
+        iat,
+        exp: iat + ttlS,
+        jti: this.random.hex(8),
+      },
+      this.secret,
+    );
+  }
+
+  async issuePartnerToken(app: PartnerApp) {
+    const refresh_token = `rt_${this.random.token(32)}`;
+    await this.refresh.put(hash(refresh_token), {
+      client_id: app.client_id,
+      region: app.region,
+      exp_ms: this.clock.now() + this.settings.refreshTtlS * 1000,
+    });
+    return {
+      access_token: this.sign('partner', app, app.client_id, this.settings.partnerTtlS),
+      refresh_token,
+      token_type: 'bearer' as const,
+      expires_in: this.settings.partnerTtlS,
+    };
+  }
+
+  /** Exchange a refresh token (once) for a new partner token pair. */
+  async refreshPartnerToken(app: PartnerApp, refreshToken: string) {
+    const key = hash(refreshToken);
+    const rec = this.refresh.get(key);
+    if (!rec || rec.client_id !== app.client_id || rec.exp_ms <= this.clock.now()) {
+      throw SimError.unauthorized(
+        'INVALID_REFRESH_TOKEN',
+        'Refresh token is unknown, used, expired or of another client',
+      );
+    }
+    await this.refresh.delete(key);
+    return this.issuePartnerToken(app);
+  }
+
+  issueUserToken(partner: TokenClaims, userId: string, expiresIn: number | undefined) {
+    const ttl = expiresIn ?? this.settings.userTtlS;
+    const sub = TokenService.userSub(partner.client_id, userId);
+    return {
+      access_token: this.sign('user', partner, sub, ttl),
+      token_type: 'bearer' as const,
+      expires_in: ttl,
+    };
+  }
+
+  /**
+   * The claims of a bearer token presented in `region`, or a 401/403 SimError saying why not.
+   * A token of the other region answers 401 CLIENT_USER_NOT_FOUND, as the live service does.
+   */
+  verify(token: string, region: Region, use: TokenUse): TokenClaims {
+    let claims = this.cache.get(token);
+    if (!claims) {
+      const raw = verifyJwt(token, this.secret) as TokenClaims | undefined;
+      if (!raw || (raw.token_use !== 'partner' && raw.token_use !== 'user')) {
+        throw SimError.unauthorized('INVALID_TOKEN', 'Token is malformed or its signature does not verify');
+      }
+      claims = raw;
+      if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(token, claims);
+    }
+    if (claims.exp * 1000 <= this.clock.now())
+      throw SimError.unauthorized('TOKEN_EXPIRED', 'Token has expired');
+    if (claims.region !== region || !this.apps.get(claims.client_id)) {
+      throw SimError.unauthorized(
+        'CLIENT_USER_NOT_FOUND',
+        `Token was not issued by the ${region.toUpperCase()} region`,
+      );
+    }
+    if (claims.token_use !== use) {
+      throw SimError.forbidden(
+        'WRONG_TOKEN_KIND',
+        `This operation needs a ${use} token, got a ${claims.token_use} token`,
+      );
+    }
+    return claims;
+  }
+
+  /** Drop refresh tokens of one app (per-app reset) — access tokens simply stay valid. */
+  async resetApp(clientId: string): Promise<void> {
+    await this.refresh.deleteWhere((r) => r.client_id === clientId);
+  }
+
+  resetAll(): void {
+    this.cache.clear();
+  }
+}
+
+const hash = (s: string): string => createHash('sha256').update(s).digest('hex');

@@ -1,0 +1,54 @@
+import type { Request } from 'express';
+import { SimError } from '../core/errors.js';
+import type { Region } from '../domain/apps.js';
+import type { Services } from '../services.js';
+import type { OperationInfo } from '../spec/openapi.js';
+import type { AuthInfo } from './types.js';
+
+/**
+ * Check the credential an operation's `security` requirement names and say who the caller
+ * is. Only the parsing of headers lives here; the rules (which secret, which region, which
+ * token kind) are the domain's (AppRegistry, TokenService).
+ */
+export function authenticate(op: OperationInfo, req: Request, services: Services, region: Region): AuthInfo {
+  const requirement = op.security[0];
+  if (!requirement || Object.keys(requirement).length === 0) return {};
+  const schemes = Object.keys(requirement);
+  if (schemes.includes('basicAuth')) return basic(req, services, region);
+  if (schemes.includes('partnerBearer')) return bearer(req, services, region, 'partner');
+  if (schemes.includes('userBearer')) return bearer(req, services, region, 'user');
+  if (schemes.includes('clientId') || schemes.includes('clientApiKey')) return apiKey(req, services, region);
+  throw new Error(`${op.id}: unsupported security scheme ${schemes.join(', ')}`);
+}
+
+function basic(req: Request, services: Services, region: Region): AuthInfo {
+  const header = req.headers.authorization ?? '';
+  const m = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
+  if (!m)
+    throw SimError.unauthorized('CLIENT_NOT_FOUND', 'Send Authorization: Basic base64(client_id:secret_key)');
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 1)
+    throw SimError.unauthorized('CLIENT_NOT_FOUND', 'Basic credentials must be client_id:secret_key');
+  return { app: services.apps.authenticateSecret(decoded.slice(0, colon), decoded.slice(colon + 1), region) };
+}
+
+function bearer(req: Request, services: Services, region: Region, use: 'partner' | 'user'): AuthInfo {
+  const header = req.headers.authorization;
+  if (!header)
+    throw SimError.unauthorized('MISSING_CREDENTIALS', `Send Authorization: Bearer <${use} access token>`);
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw SimError.unauthorized('INVALID_TOKEN', 'Authorization must be "Bearer <token>"');
+  const claims = services.tokens.verify(m[1]!, region, use);
+  const app = services.apps.get(claims.client_id);
+  return use === 'partner' ? { app, partner: claims } : { app, user: claims };
+}
+
+function apiKey(req: Request, services: Services, region: Region): AuthInfo {
+  const id = req.headers['x-client-id'];
+  const key = req.headers['x-client-api-key'];
+  if (typeof id !== 'string' || typeof key !== 'string' || !id || !key) {
+    throw SimError.unauthorized('MISSING_CREDENTIALS', 'Send both X-Client-Id and X-Client-Api-Key headers');
+  }
+  return { app: services.apps.authenticateApiKey(id, key, region) };
+}

@@ -1,0 +1,93 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { SimError } from '../core/errors.js';
+import { adminSpec, apiSpec } from '../spec/openapi.js';
+import { sendEmpty, sendJson } from './send.js';
+import { simLocals } from './types.js';
+
+const xmlEscape = (s: string): string =>
+  s.replace(
+    /[<>&'"]/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!,
+  );
+
+/** S3's error document, as clients of a bucket parse it. */
+export function s3ErrorXml(code: string, message: string, resource: string, requestId: string): string {
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<Error><Code>${xmlEscape(code)}</Code><Message>${xmlEscape(message)}</Message>` +
+    `<Resource>${xmlEscape(resource)}</Resource><RequestId>${requestId}</RequestId></Error>`
+  );
+}
+
+/** Express body-parser failures are client mistakes: say so, FastAPI-style, never a 500. */
+function fromParserError(err: { type?: string; status?: number; message?: string }): SimError | undefined {
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return SimError.validation([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
+    case 'entity.too.large':
+      return new SimError(413, 'REQUEST_TOO_LARGE', 'Request body is too large');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new SimError(415, 'UNSUPPORTED_ENCODING', err.message ?? 'Unsupported body encoding');
+    case 'request.aborted':
+      return new SimError(400, 'REQUEST_ABORTED', 'Client closed the request');
+    default:
+      return undefined;
+  }
+}
+
+function jsonBody(err: SimError, res: Response, config: Config): unknown {
+  if (err.issues) return { detail: err.issues };
+  const sim = simLocals(res);
+  const shape = sim.auth?.app?.error_shape === 'live' ? 'live' : config.errorShape;
+  // The live auth endpoints answer {"detail": CODE}; its partner endpoints {code, message}.
+  if (shape === 'live' && sim.surface === 'api' && !sim.op?.path.startsWith('/oauth/')) {
+    return { code: err.status, message: `${err.code}: ${err.message}` };
+  }
+  return { detail: err.code, message: err.message };
+}
+
+let requestCounter = 0;
+
+/** The one place errors become HTTP: JSON on the API and admin surfaces, XML on storage. */
+export function errorHandler(config: Config, logger: Logger): ErrorRequestHandler {
+  return (raw, req, res, _next) => {
+    let err: SimError;
+    if (raw instanceof SimError) err = raw;
+    else {
+      const parsed = fromParserError(raw as { type?: string });
+      if (parsed) err = parsed;
+      else {
+        logger.error({ err: raw, method: req.method, path: req.path }, 'unhandled error');
+        err = new SimError(500, 'INTERNAL_ERROR', 'The simulator failed on this request; see its log');
+      }
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const sim = simLocals(res);
+    if (sim.surface === 'storage') {
+      const requestId = (++requestCounter).toString(16).toUpperCase().padStart(16, '0');
+      res.set(err.headers);
+      if (err.bare || req.method === 'HEAD') {
+        res.status(err.status).end();
+        return;
+      }
+      res
+        .status(err.status)
+        .type('application/xml')
+        .send(s3ErrorXml(err.code, err.message, err.resource ?? req.path, requestId));
+      return;
+    }
+    const spec = sim.surface === 'admin' ? adminSpec() : apiSpec();
+    if (err.status === 401 && sim.surface === 'api') {
+      const basic = sim.op?.security[0] && 'basicAuth' in sim.op.security[0];
+      err.headers['WWW-Authenticate'] ??= basic ? 'Basic realm="partner"' : 'Bearer';
+    }
+    if (err.bare) sendEmpty(res, err.status, { config, spec }, err.headers);
+    else sendJson(res, err.status, jsonBody(err, res, config), { config, spec }, err.headers);
+  };
+}

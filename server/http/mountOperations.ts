@@ -1,0 +1,107 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import { SimError } from '../core/errors.js';
+import type { Services } from '../services.js';
+import type { OperationInfo, SpecIndex } from '../spec/openapi.js';
+import { validatorsFor } from '../spec/validators.js';
+import { authenticate } from './auth.js';
+import { sendEmpty, sendJson } from './send.js';
+import { type AuthInfo, type Handler, type Handlers, type OpContext, type OpId, simLocals } from './types.js';
+
+/**
+ * A hook runs for every operation before its handler (fault injection, rate limits). It sees
+ * the operation and who the caller is, and returns true when it has answered the request.
+ */
+export type OperationHook = (
+  op: OperationInfo,
+  req: Request,
+  res: Response,
+  auth: AuthInfo,
+) => Promise<boolean> | boolean;
+
+export interface MountOptions {
+  services: Services;
+  /** Which of the document's operations belong on this router. */
+  include: (op: OperationInfo) => boolean;
+  /** Runs before authentication (faults that must fire whoever calls). */
+  beforeAuth?: OperationHook[];
+  /** Runs after authentication, before validation (faults and limits scoped to an app). */
+  afterAuth?: OperationHook[];
+  /**
+   * Check credentials here. The control API turns it off (its own token check runs on the
+   * router), and so do storage operations, whose credential is the presigned URL itself.
+   */
+  authenticate?: boolean;
+  /**
+   * Validate requests against the spec before the handler. Storage turns it off because S3
+   * checks the signature before anything else and reports in its own XML codes.
+   */
+  validateRequests?: boolean;
+}
+
+export function publicUrlOf(req: Request, configured: string | undefined): string {
+  return configured ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+}
+
+/**
+ * Mount every operation of `spec` that has a handler: the routes come from the document, not
+ * from hand-written paths, so the spec and the server cannot drift apart. Per request: hooks,
+ * credentials (from the operation's `security`), validation (422 naming every bad field),
+ * the thin handler, then the reply (validated against the spec in tests).
+ */
+export function mountOperations(
+  router: Router,
+  spec: SpecIndex,
+  handlers: Handlers,
+  opts: MountOptions,
+): string[] {
+  const { services } = opts;
+  const { config } = services.deps;
+  const validators = validatorsFor(spec);
+  const mounted: string[] = [];
+  for (const op of spec.operations.values()) {
+    const handler = handlers[op.id as OpId] as Handler<OpId> | undefined;
+    if (!handler || !opts.include(op)) continue;
+    mounted.push(op.id);
+    const route: RequestHandler = async (req, res) => {
+      const sim = simLocals(res);
+      sim.op = op;
+      for (const hook of opts.beforeAuth ?? []) if (await hook(op, req, res, {})) return;
+      const auth = opts.authenticate === false ? {} : authenticate(op, req, services, sim.region);
+      sim.auth = auth;
+      for (const hook of opts.afterAuth ?? []) if (await hook(op, req, res, auth)) return;
+      const hasBody = req.body !== undefined;
+      if (opts.validateRequests !== false) {
+        const issues = validators.validateRequest(op, {
+          query: req.query as Record<string, unknown>,
+          headers: req.headers,
+          params: req.params,
+          body: req.body,
+          contentType: req.headers['content-type']?.split(';')[0]?.trim().toLowerCase(),
+          hasBody,
+        });
+        if (issues.length > 0) throw SimError.validation(issues);
+      }
+      const ctx: OpContext<OpId> = {
+        req,
+        res,
+        op,
+        region: sim.region,
+        auth,
+        services,
+        body: (hasBody ? req.body : undefined) as never,
+        query: req.query as never,
+        params: req.params as never,
+        publicUrl: publicUrlOf(req, config.publicUrl),
+      };
+      const reply = (await handler(ctx)) as
+        | { status: number; body?: unknown; headers?: Record<string, string> }
+        | undefined;
+      if (!reply || res.headersSent) return;
+      const sendOpts = { config, spec };
+      if (reply.body === undefined) sendEmpty(res, reply.status, sendOpts, reply.headers);
+      else sendJson(res, reply.status, reply.body, sendOpts, reply.headers);
+    };
+    router[op.method](op.expressPath, route);
+  }
+  return mounted;
+}

@@ -1,0 +1,91 @@
+import type { Request, Response } from 'express';
+import type { PartnerApp, Region } from '../domain/apps.js';
+import type { TokenClaims } from '../domain/tokens.js';
+import type { Services } from '../services.js';
+import type { operations as AdminOperations } from '../spec/admin-types.js';
+import type { operations as ApiOperations } from '../spec/api-types.js';
+import type { OperationInfo } from '../spec/openapi.js';
+
+/**
+ * Handler types derived from the generated spec types (server/spec/*-types.ts, produced by
+ * `npm run gen:types` from the YAML): a handler's body, query, params and 2xx replies are
+ * checked against openapi.yaml at compile time, so no field is described twice by hand.
+ */
+type AllOperations = ApiOperations & AdminOperations;
+export type OpId = keyof AllOperations;
+
+type MediaBody<T> = T extends { content: infer C }
+  ? C extends { 'application/json': infer B }
+    ? B
+    : C extends { 'application/x-www-form-urlencoded': infer B }
+      ? B
+      : unknown
+  : undefined;
+
+export type ReqBody<O extends OpId> = AllOperations[O] extends { requestBody?: infer RB }
+  ? MediaBody<NonNullable<RB>>
+  : undefined;
+
+export type QueryOf<O extends OpId> = AllOperations[O] extends { parameters: { query?: infer Q } }
+  ? NonNullable<Q>
+  : Record<string, never>;
+
+export type PathOf<O extends OpId> = AllOperations[O] extends { parameters: { path?: infer P } }
+  ? NonNullable<P>
+  : Record<string, never>;
+
+type Responses<O extends OpId> = AllOperations[O]['responses'];
+type Success = 200 | 201 | 202 | 204 | 206;
+
+/** A successful answer of operation O: one of its declared 2xx statuses with that body. */
+export type Reply<O extends OpId> = {
+  [S in keyof Responses<O> & Success]: {
+    status: S;
+    body?: MediaBody<Responses<O>[S]>;
+    headers?: Record<string, string>;
+  };
+}[keyof Responses<O> & Success];
+
+/** Who the caller is, as far as the operation's security requirement established. */
+export interface AuthInfo {
+  app?: PartnerApp;
+  partner?: TokenClaims;
+  user?: TokenClaims;
+}
+
+export interface OpContext<O extends OpId> {
+  req: Request;
+  res: Response;
+  op: OperationInfo;
+  region: Region;
+  auth: AuthInfo;
+  services: Services;
+  body: ReqBody<O>;
+  query: QueryOf<O>;
+  params: PathOf<O>;
+  /** Base URL clients reach this instance at (config --public-url, else from the request). */
+  publicUrl: string;
+}
+
+/** A handler either returns its reply or (for streams) sends it itself and returns nothing. */
+export type Handler<O extends OpId> = (
+  ctx: OpContext<O>,
+) => Promise<Reply<O> | undefined> | Reply<O> | undefined;
+
+export type Handlers = { [O in OpId]?: Handler<O> };
+
+/** Per-request facts the layers share, kept on res.locals.sim. */
+export interface SimLocals {
+  region: Region;
+  op?: OperationInfo;
+  auth?: AuthInfo;
+  /** Which surface answered: decides JSON or S3 XML errors. */
+  surface: 'api' | 'storage' | 'admin';
+  startedAt: number;
+}
+
+export function simLocals(res: Response): SimLocals {
+  const l = res.locals as { sim?: SimLocals };
+  l.sim ??= { region: 'us', surface: 'api', startedAt: performance.now() };
+  return l.sim;
+}

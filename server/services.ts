@@ -1,0 +1,84 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { SimClock } from './core/clock.js';
+import type { Random } from './core/random.js';
+import { AppRegistry, type NewApp } from './domain/apps.js';
+import type { Instance } from './domain/instance.js';
+import { TokenService } from './domain/tokens.js';
+import type { Store } from './store/store.js';
+
+/** What every service may be built from: injected, never global. */
+export interface CoreDeps {
+  config: Config;
+  clock: SimClock;
+  random: Random;
+  store: Store;
+  logger: Logger;
+  instance: Instance;
+}
+
+/** A service that holds state: how it empties itself and how it loads its fixtures. */
+export interface Lifecycle {
+  /** Everything gone (the store is cleared separately): drop caches, blobs, timers. */
+  resetAll?(): Promise<void> | void;
+  /** One partner app's state gone, the app itself kept. */
+  resetApp?(clientId: string): Promise<void> | void;
+  /** Load this service's fixture files from `dir` into an empty store. */
+  seed?(dir: string): Promise<void>;
+}
+
+export interface Services {
+  deps: CoreDeps;
+  apps: AppRegistry;
+  tokens: TokenService;
+  /** Every stateful service, in the order resets and seeding run. */
+  lifecycle: Lifecycle[];
+}
+
+export async function readFixture<T>(dir: string, name: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dir, name), 'utf8')) as T;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`fixtures: cannot read ${name}: ${(e as Error).message}`);
+  }
+}
+
+export function createServices(deps: CoreDeps): Services {
+  const { config, clock, random, store, instance } = deps;
+  const apps = new AppRegistry(store, random.fork('apps'));
+  const tokens = new TokenService(store, apps, clock, random.fork('tokens'), instance.secret('jwt'), {
+    partnerTtlS: config.partnerTokenTtlS,
+    userTtlS: config.userTokenTtlS,
+    refreshTtlS: config.refreshTokenTtlS,
+  });
+  const appsLifecycle: Lifecycle = {
+    async seed(dir) {
+      const list = (await readFixture<NewApp[]>(dir, 'apps.json')) ?? [];
+      for (const a of list) if (!apps.get(a.client_id ?? '')) await apps.create(a);
+    },
+  };
+  return { deps, apps, tokens, lifecycle: [appsLifecycle, tokens] };
+}
+
+/** Back to the fixtures: store emptied, every service reset, fixtures loaded, clock offset 0. */
+export async function resetAll(services: Services): Promise<void> {
+  const { store, instance, clock, config } = services.deps;
+  await store.clear();
+  for (const s of services.lifecycle) await s.resetAll?.();
+  clock.setOffset(0);
+  await instance.update({ clockOffsetMs: 0, seeded: false });
+  await seedAll(services, config.fixturesDir);
+}
+
+export async function seedAll(services: Services, dir: string): Promise<void> {
+  for (const s of services.lifecycle) await s.seed?.(dir);
+  await services.deps.instance.update({ seeded: true });
+}
+
+/** One app's uploads, tasks, faults and journal entries removed; the app kept. */
+export async function resetApp(services: Services, clientId: string): Promise<void> {
+  for (const s of services.lifecycle) await s.resetApp?.(clientId);
+}

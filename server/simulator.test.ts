@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeJwt } from './domain/jwt.js';
+import { basicAuth, bearer, DEMO_US, http, userToken } from './testing/http.js';
+import { startTestServer, type TestServer, tempDataDir } from './testing/testServer.js';
+
+const running: TestServer[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (running.length) await running.pop()!.stop();
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function start(...args: Parameters<typeof startTestServer>): Promise<TestServer> {
+  const s = await startTestServer(...args);
+  running.push(s);
+  return s;
+}
+
+describe('state survives a restart with the same --data-dir', () => {
+  it('keeps apps, clock offset and token validity', async () => {
+    const { dir, cleanup } = await tempDataDir();
+    cleanups.push(cleanup);
+    const a = await start({ inMemory: false, dataDir: dir });
+    const app = await http('POST', `${a.admin}/apps`, {
+      json: { client_id: 'restart-app', secret_key: 'restart-secret' },
+    });
+    expect(app.status).toBe(201);
+    await http('POST', `${a.admin}/clock`, { json: { advance_ms: 60_000 } });
+    const { user } = await userToken(a.api, { client_id: 'restart-app', secret_key: 'restart-secret' });
+    await a.stop();
+    running.pop();
+
+    const b = await start({ inMemory: false, dataDir: dir });
+    const clock = await http('GET', `${b.admin}/clock`);
+    expect(clock.body.offset_ms).toBeGreaterThanOrEqual(60_000);
+    const token = await http('POST', `${b.api}/oauth/partner/access-token`, {
+      headers: basicAuth('restart-app', 'restart-secret'),
+      form: {},
+    });
+    expect(token.status).toBe(200);
+    // A user token minted before the restart still verifies (the signing secret persisted):
+    // a user token where a partner token is needed is refused for its kind, not its signature.
+    const r = await http('POST', `${b.api}/open/partner/users/access-token`, {
+      headers: bearer(user),
+      json: { user_id: 'abcdef' },
+    });
+    expect(r.body.detail).toBe('WRONG_TOKEN_KIND');
+    expect(decodeJwt(user).client_id).toBe('restart-app');
+  });
+});
+
+describe('control API', () => {
+  it('creates apps with generated values and refuses duplicates', async () => {
+    const s = await start();
+    const r = await http('POST', `${s.admin}/apps`, { json: { region: 'jp' } });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ region: 'jp', result_shape: 'spec', error_shape: 'spec' });
+    for (const k of ['client_id', 'secret_key', 'api_key']) expect(r.body[k]).toEqual(expect.any(String));
+    const dup = await http('POST', `${s.admin}/apps`, { json: { client_id: r.body.client_id } });
+    expect(dup.status).toBe(409);
+    expect(dup.body.detail).toBe('APP_EXISTS');
+    const bad = await http('POST', `${s.admin}/apps`, { json: { region: 'eu', secret_key: 'x' } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual([
+      'body.region',
+      'body.secret_key',
+    ]);
+  });
+
+  it('moves the clock by advance_ms or to an instant, and reset clears it and the apps', async () => {
+    const s = await start();
+    const moved = await http('POST', `${s.admin}/clock`, { json: { now: '2030-01-01T00:00:00Z' } });
+    expect(Date.parse(moved.body.now)).toBeGreaterThanOrEqual(Date.parse('2030-01-01T00:00:00Z'));
+    expect(Date.parse(moved.body.now)).toBeLessThan(Date.parse('2030-01-01T00:00:05Z'));
+    const both = await http('POST', `${s.admin}/clock`, {
+      json: { now: '2030-01-01T00:00:00Z', advance_ms: 1 },
+    });
+    expect(both.status).toBe(422);
+    await http('POST', `${s.admin}/apps`, { json: { client_id: 'temp-app' } });
+    expect((await http('POST', `${s.admin}/reset`)).status).toBe(204);
+    expect((await http('GET', `${s.admin}/clock`)).body.offset_ms).toBe(0);
+    const apps = (await http('GET', `${s.admin}/apps`)).body.map((a: { client_id: string }) => a.client_id);
+    expect(apps).toContain(DEMO_US.client_id);
+    expect(apps).not.toContain('temp-app');
+  });
+
+  it('is protected by --admin-token when set', async () => {
+    const s = await start({ adminToken: 'let-me-in' });
+    expect((await http('GET', `${s.admin}/apps`)).status).toBe(401);
+    expect((await http('GET', `${s.admin}/apps`, { headers: bearer('let-me-in') })).status).toBe(200);
+  });
+
+  it('serves its own OpenAPI document', async () => {
+    const s = await start();
+    const r = await http('GET', `${s.admin}/openapi.yaml`);
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('operationId: setClock');
+  });
+});
+
+describe('errors', () => {
+  it('answers unknown paths and malformed JSON with clear JSON, never a stack', async () => {
+    const s = await start();
+    const nf = await http('GET', `${s.api}/nope`);
+    expect(nf.status).toBe(404);
+    expect(nf.body.detail).toBe('NOT_FOUND');
+    const bad = await http('POST', `${s.api}/open/partner/users/access-token`, {
+      raw: '{"user_id":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].type).toBe('json_invalid');
+    expect(bad.text).not.toMatch(/at .*\.js/);
+  });
+
+  it('a response that breaks the spec fails loudly, naming the field', async () => {
+    const s = await start({ breakResponse: 'createUserToken:access_token' });
+    const { partner } = await userToken(s.api, DEMO_US).catch(() => ({ partner: '' }));
+    const p =
+      partner ||
+      (
+        await http('POST', `${s.api}/oauth/partner/access-token`, {
+          headers: basicAuth(DEMO_US.client_id, DEMO_US.secret_key),
+          form: {},
+        })
+      ).body.access_token;
+    const r = await http('POST', `${s.api}/open/partner/users/access-token`, {
+      headers: bearer(p),
+      json: { user_id: 'abcdef' },
+    });
+    expect(r.status).toBe(500);
+    expect(r.body.detail).toBe('RESPONSE_VALIDATION_FAILED');
+    expect(r.body.message).toContain('access_token');
+  });
+});

@@ -1,0 +1,87 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type express from 'express';
+import { pino } from 'pino';
+import { type AppDeps, createApp } from './app.js';
+import type { Config } from './config.js';
+import { SimClock } from './core/clock.js';
+import { Random } from './core/random.js';
+import { Instance } from './domain/instance.js';
+import { createServices, type Services, seedAll } from './services.js';
+import { openStore } from './store/openStore.js';
+
+export interface Simulator {
+  app: express.Express;
+  services: Services;
+  config: Config;
+  /** Flush and close the store (after the HTTP server stopped). */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything but listening: open the store, boot the instance record, build the clock, the
+ * seeded random source and the services, load fixtures into an empty store, build the app.
+ */
+export async function createSimulator(
+  config: Config,
+  extra: Pick<AppDeps, 'hooks'> = {},
+): Promise<Simulator> {
+  const logger = pino({ level: config.logLevel, base: { name: 'partner-sim' } });
+  const store = await openStore(config);
+  const instance = await Instance.boot(store, new Random(`${config.seed}/boot`));
+  const clock = new SimClock(instance.clockOffsetMs);
+  // The generation makes ids of a restarted instance differ from those it already handed out.
+  const random = new Random(`${config.seed}#${instance.generation}`);
+  const deps = { config, clock, random, store, logger, instance };
+  const services = createServices(deps);
+  if (!instance.seeded) await seedAll(services, config.fixturesDir);
+  const app = createApp({ ...deps, ...extra, services });
+  return {
+    app,
+    services,
+    config,
+    close: async () => {
+      await store.flush();
+      await store.close();
+    },
+  };
+}
+
+export interface RunningSimulator extends Simulator {
+  server: Server;
+  /** e.g. http://127.0.0.1:4010 */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Create and listen. Port 0 picks a free port; `url` tells which. */
+export async function startSimulator(
+  config: Config,
+  extra: Pick<AppDeps, 'hooks'> = {},
+): Promise<RunningSimulator> {
+  const sim = await createSimulator(config, extra);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = sim.app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+    s.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  let stopping: Promise<void> | undefined;
+  return {
+    ...sim,
+    server,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    stop() {
+      stopping ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Keep-alive sockets and hung responses must not hold shutdown hostage.
+          setTimeout(() => server.closeAllConnections(), 2000).unref();
+          server.closeIdleConnections();
+        });
+        await sim.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { parse } from 'yaml';
+import { fromRoot } from '../core/root.js';
+
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
+const METHODS: HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+export type Doc = OpenAPIV3_1.Document;
+export type Operation = OpenAPIV3_1.OperationObject;
+export type Parameter = OpenAPIV3_1.ParameterObject;
+export type ResponseObject = OpenAPIV3_1.ResponseObject;
+export type SchemaObject = OpenAPIV3_1.SchemaObject;
+
+/** One operation of a document, with everything the HTTP layer needs precomputed. */
+export interface OperationInfo {
+  id: string;
+  method: HttpMethod;
+  /** Path as written in the document, e.g. `/open/partner/ai/transcriptions/{transcription_id}`. */
+  path: string;
+  /** The same path in Express syntax, e.g. `/open/partner/ai/transcriptions/:transcription_id`. */
+  expressPath: string;
+  operation: Operation;
+  parameters: Parameter[];
+  /** True when the path item overrides `servers`: it lives on the storage host. */
+  storage: boolean;
+  security: OpenAPIV3_1.SecurityRequirementObject[];
+  extension: boolean;
+}
+
+/** A loaded OpenAPI document and its operations by operationId. Loaded once per process. */
+export class SpecIndex {
+  readonly operations = new Map<string, OperationInfo>();
+
+  constructor(
+    readonly name: string,
+    readonly doc: Doc,
+    readonly source: string,
+  ) {
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      if (!item) continue;
+      const shared = (item.parameters ?? []).map((p) => this.deref<Parameter>(p));
+      for (const method of METHODS) {
+        const op = item[method];
+        if (!op?.operationId) continue;
+        const own = (op.parameters ?? []).map((p) => this.deref<Parameter>(p));
+        const params = [
+          ...shared.filter((s) => !own.some((o) => o.name === s.name && o.in === s.in)),
+          ...own,
+        ];
+        this.operations.set(op.operationId, {
+          id: op.operationId,
+          method,
+          path,
+          expressPath: path.replace(/\{([^}]+)\}/g, ':$1'),
+          operation: op,
+          parameters: params,
+          storage: Array.isArray(item.servers) && item.servers.length > 0,
+          security: op.security ?? doc.security ?? [],
+          extension: (op as Record<string, unknown>)['x-sim-extension'] === true,
+        });
+      }
+    }
+  }
+
+  static load(name: string, file: string): SpecIndex {
+    const source = readFileSync(file, 'utf8');
+    return new SpecIndex(name, parse(source) as Doc, source);
+  }
+
+  get(id: string): OperationInfo {
+    const op = this.operations.get(id);
+    if (!op) throw new Error(`${this.name}: no operation ${id}`);
+    return op;
+  }
+
+  /** Follow a local `$ref` (`#/components/...`) to the object it names. */
+  deref<T>(obj: unknown): T {
+    let cur = obj as { $ref?: string } | undefined;
+    for (let hops = 0; cur && typeof cur.$ref === 'string' && hops < 16; hops++) {
+      const ref: string = cur.$ref;
+      if (!ref.startsWith('#/')) throw new Error(`${this.name}: only local refs are supported: ${ref}`);
+      let node: unknown = this.doc;
+      for (const raw of ref.slice(2).split('/')) {
+        const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+        node = (node as Record<string, unknown> | undefined)?.[key];
+      }
+      if (node === undefined) throw new Error(`${this.name}: dangling ref ${ref}`);
+      cur = node as { $ref?: string };
+    }
+    return cur as T;
+  }
+
+  /** The response object for a status: exact code, then `4XX`-style range, then `default`. */
+  response(op: OperationInfo, status: number): ResponseObject | undefined {
+    const rs = op.operation.responses ?? {};
+    const r = rs[String(status)] ?? rs[`${String(status)[0]}XX`] ?? rs.default;
+    return r ? this.deref<ResponseObject>(r) : undefined;
+  }
+}
+
+let api: SpecIndex | undefined;
+let admin: SpecIndex | undefined;
+
+/** The partner API document (openapi.yaml). */
+export function apiSpec(): SpecIndex {
+  api ??= SpecIndex.load('openapi.yaml', fromRoot('openapi.yaml'));
+  return api;
+}
+
+/** The control API document (server/admin.openapi.yaml). */
+export function adminSpec(): SpecIndex {
+  admin ??= SpecIndex.load('admin.openapi.yaml', fromRoot('server', 'admin.openapi.yaml'));
+  return admin;
+}

@@ -1,0 +1,20 @@
+import { defineConfig } from 'vitest/config';
+
+// Three projects so CI can run them separately: unit tests beside the code, the black-box
+// contract suite, and the partner-flow tests that play the partner app.
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'unit', include: ['server/**/*.test.ts', 'bench/**/*.test.ts'], testTimeout: 20_000 } },
+      {
+        test: {
+          name: 'contracts',
+          include: ['contracts/**/*.test.ts'],
+          testTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+      { test: { name: 'sdk', include: ['sdk-tests/**/*.test.ts'], testTimeout: 60_000 } },
+    ],
+  },
+});
