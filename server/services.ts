@@ -33,6 +33,10 @@ export interface Services {
   deps: CoreDeps;
   apps: AppRegistry;
   tokens: TokenService;
+  // [services:fields:devices]
+  // [services:fields:storage]
+  // [services:fields:transcriptions]
+  // [services:fields:control]
   /** Every stateful service, in the order resets and seeding run. */
   lifecycle: Lifecycle[];
 }
@@ -60,7 +64,17 @@ export function createServices(deps: CoreDeps): Services {
       for (const a of list) if (!apps.get(a.client_id ?? '')) await apps.create(a);
     },
   };
-  return { deps, apps, tokens, lifecycle: [appsLifecycle, tokens] };
+  // [services:create:devices]
+  // [services:create:storage]
+  // [services:create:transcriptions]
+  // [services:create:control]
+  return {
+    deps,
+    apps,
+    tokens,
+    // [services:return]
+    lifecycle: [appsLifecycle, tokens],
+  };
 }
 
 /** Back to the fixtures: store emptied, every service reset, fixtures loaded, clock offset 0. */

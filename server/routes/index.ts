@@ -8,8 +8,10 @@ import { tokenHandlers } from './tokens.js';
  */
 export const apiHandlers: Handlers = {
   ...tokenHandlers,
+  // [handlers:api]
 };
 
 export const adminHandlers: Handlers = {
   ...foundationAdmin,
+  // [handlers:admin]
 };
