@@ -8,6 +8,8 @@ import { SimClock } from './core/clock.js';
 import { Random } from './core/random.js';
 import { Instance } from './domain/instance.js';
 import { createServices, type Services, seedAll } from './services.js';
+import { adminSpec, apiSpec } from './spec/openapi.js';
+import { validatorsFor } from './spec/validators.js';
 import { openStore } from './store/openStore.js';
 
 export interface Simulator {
@@ -63,6 +65,12 @@ export async function startSimulator(
   const server = await new Promise<Server>((resolve, reject) => {
     const s = sim.app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
     s.once('error', reject);
+  });
+  // Warm the validators once listening: the first request then pays nothing extra, and
+  // start-up itself stays free of work that can wait.
+  setImmediate(() => {
+    validatorsFor(apiSpec());
+    validatorsFor(adminSpec());
   });
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;

@@ -56,7 +56,8 @@ export function mountOperations(
 ): string[] {
   const { services } = opts;
   const { config } = services.deps;
-  const validators = validatorsFor(spec);
+  // Validators are built on the first request, not here: ajv's set-up would cost start-up time.
+  const validators = () => validatorsFor(spec);
   const mounted: string[] = [];
   for (const op of spec.operations.values()) {
     const handler = handlers[op.id as OpId] as Handler<OpId> | undefined;
@@ -71,7 +72,7 @@ export function mountOperations(
       for (const hook of opts.afterAuth ?? []) if (await hook(op, req, res, auth)) return;
       const hasBody = req.body !== undefined;
       if (opts.validateRequests !== false) {
-        const issues = validators.validateRequest(op, {
+        const issues = validators().validateRequest(op, {
           query: req.query as Record<string, unknown>,
           headers: req.headers,
           params: req.params,
