@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
+import { describe, expect, it } from 'vitest';
+import { fromRoot } from '../core/root.js';
+
+// The handler types derive from generated files; this keeps them in step with the YAML, so a
+// spec edit without `npm run gen:types` fails here instead of silently typing stale fields.
+describe('generated types are up to date with the specs', () => {
+  it.each([
+    ['openapi.yaml', 'server/spec/api-types.ts'],
+    ['server/admin.openapi.yaml', 'server/spec/admin-types.ts'],
+  ])('%s -> %s', async (spec, out) => {
+    const ast = await openapiTS(pathToFileURL(fromRoot(spec)));
+    const fresh = COMMENT_HEADER + astToString(ast);
+    expect(
+      fresh === readFileSync(fromRoot(out), 'utf8'),
+      `run: npx openapi-typescript ${spec} -o ${out}`,
+    ).toBe(true);
+  });
+});
