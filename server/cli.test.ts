@@ -5,8 +5,14 @@ import { parseConfig } from './config.js';
 function capture() {
   const out: string[] = [];
   const err: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
+  vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+    out.push(String(s));
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+    err.push(String(s));
+    return true;
+  });
   return { out: () => out.join(''), err: () => err.join('') };
 }
 
