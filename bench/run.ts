@@ -1,0 +1,65 @@
+import { type Benchmark, fmt } from './lib.js';
+import { requestOverheadBenchmark } from './requestOverhead.js';
+import { startupBenchmark } from './startup.js';
+import { storeWritesBenchmark } from './storeWrites.js';
+
+/**
+ * `npm run bench [-- --quick] [-- --only name] [-- --key value]`: every benchmark measures the
+ * simulator and a baseline in the same run and prints the ratio; exit 1 when a target is missed.
+ * Add a benchmark by exporting a `Benchmark` and listing it here.
+ */
+export const benchmarks: Benchmark[] = [startupBenchmark, requestOverheadBenchmark, storeWritesBenchmark];
+
+const HELP = `Usage: npm run bench -- [--quick] [--only <name substring>] [--<flag> <value> ...]
+
+Runs the benchmarks (the build output in dist/; npm run bench builds first):
+${benchmarks.map((b) => `  ${b.name.padEnd(32)} ${b.target}`).join('\n')}
+
+  --quick     smaller workloads
+  --only X    run the benchmarks whose name contains X
+  --help      this text
+Other --key value pairs are passed to the benchmarks (e.g. --size-mib 64 for the upload).
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const flags: Record<string, string> = {};
+  let quick = false;
+  let only: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--help' || a === '-h') {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    if (a === '--quick') quick = true;
+    else if (a === '--only') only = argv[++i];
+    else if (a.startsWith('--') && argv[i + 1] !== undefined) flags[a.slice(2)] = argv[++i]!;
+    else {
+      process.stderr.write(`bench: unexpected argument ${a}\n\n${HELP}`);
+      return 2;
+    }
+  }
+  const chosen = benchmarks.filter((b) => !only || b.name.includes(only));
+  if (chosen.length === 0) {
+    process.stderr.write(`bench: no benchmark matches ${only}\n`);
+    return 2;
+  }
+  let failed = 0;
+  for (const b of chosen) {
+    const t0 = performance.now();
+    process.stdout.write(`\n== ${b.name} (target: ${b.target})\n`);
+    const r = await b.run({ quick, flags });
+    for (const line of r.lines) process.stdout.write(`  ${line}\n`);
+    process.stdout.write(`  => ${r.ok ? 'OK' : 'MISSED'} (${fmt((performance.now() - t0) / 1000)} s)\n`);
+    if (!r.ok) failed++;
+  }
+  return failed ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e) => {
+    process.stderr.write(`bench: ${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  },
+);
