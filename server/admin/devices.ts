@@ -1,0 +1,18 @@
+import type { Handlers } from '../http/types.js';
+
+/** Control API over the device registry: arrange any binding state, inspect it, forget it. */
+export const deviceAdminHandlers = {
+  listDevices: ({ services }) => ({ status: 200, body: services.devices.list() }),
+
+  getDevice: ({ params, services }) => ({ status: 200, body: services.devices.get(params.sn) }),
+
+  putDevice: async ({ body, params, services }) => ({
+    status: 200,
+    body: await services.devices.put(params.sn, body),
+  }),
+
+  deleteDevice: async ({ params, services }) => {
+    await services.devices.remove(params.sn);
+    return { status: 204 };
+  },
+} satisfies Handlers;

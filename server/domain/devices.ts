@@ -1,0 +1,178 @@
+import { SimError } from '../core/errors.js';
+import type { Random } from '../core/random.js';
+import { type Lifecycle, readFixture } from '../services.js';
+import type { Collection, Store } from '../store/store.js';
+import {
+  type Binding,
+  bindingOf,
+  bound,
+  checkType,
+  type DeviceOwner,
+  type DeviceRecord,
+  type DeviceType,
+  type DeviceView,
+  normalizeSerial,
+  signedDevice,
+  unbound,
+  viewOf,
+} from './deviceModel.js';
+
+/** A device as named by a partner request: where its fields came from decides error `loc`s. */
+export interface DeviceRef {
+  type: DeviceType;
+  sn: string;
+}
+type Source = 'query' | 'body';
+
+/** The control API's (and the fixtures') description of a device state. */
+export interface DeviceState {
+  is_bind: boolean | null;
+  bind_history?: string[];
+  owner?: DeviceOwner;
+  type?: DeviceType;
+}
+
+/** An entry of fixtures/devices.json: a state plus its serial and what it reproduces. */
+export interface DeviceFixture extends DeviceState {
+  sn: string;
+  note?: string;
+}
+
+/** Owner client id recorded when the control API binds a device without naming its owner. */
+export const UNKNOWN_CLIENT = 'unknown';
+const CLIENT_USER = /^client_user_\S+$/;
+
+/**
+ * The device registry: one world shared by every partner app and both regions, because a
+ * device is physical and its history spans apps (as on the live service). One record per
+ * serial; bind events only ever append.
+ */
+export class DeviceRegistry implements Lifecycle {
+  private readonly devices: Collection<DeviceRecord>;
+
+  constructor(
+    store: Store,
+    private readonly random: Random,
+  ) {
+    this.devices = store.collection<DeviceRecord>('devices');
+  }
+
+  /** Binding query: a serial that was never signed is the spec's bare 404. */
+  binding(ref: DeviceRef, from: Source): Binding {
+    const rec = this.lookup(ref, from);
+    if (!rec) throw SimError.bareNotFound();
+    return bindingOf(rec);
+  }
+
+  /** Register a serial (`is_bind: null`); a known serial is left as it is. */
+  async sign(ref: DeviceRef, from: Source): Promise<Binding> {
+    const rec = this.lookup(ref, from);
+    if (rec) return bindingOf(rec);
+    const fresh = signedDevice(normalizeSerial(ref.sn), ref.type);
+    await this.devices.put(fresh.sn, fresh);
+    return bindingOf(fresh);
+  }
+
+  async bind(ref: DeviceRef, from: Source, caller: DeviceOwner): Promise<Binding> {
+    const next = bound(this.mustExist(ref, from), { sub: caller.sub, client_id: caller.client_id });
+    await this.devices.put(next.sn, next);
+    return bindingOf(next);
+  }
+
+  async unbind(ref: DeviceRef, from: Source, caller: DeviceOwner): Promise<Binding> {
+    const rec = this.mustExist(ref, from);
+    const next = unbound(rec, caller);
+    if (next !== rec) await this.devices.put(next.sn, next);
+    return bindingOf(next);
+  }
+
+  list(): DeviceView[] {
+    return this.devices
+      .list()
+      .sort((a, b) => (a.sn < b.sn ? -1 : a.sn > b.sn ? 1 : 0))
+      .map(viewOf);
+  }
+
+  get(sn: string): DeviceView {
+    const rec = this.devices.get(normalizeSerial(sn));
+    if (!rec) throw notFound();
+    return viewOf(rec);
+  }
+
+  /**
+   * Create or replace a device in exactly the given state. With `is_bind: true` and no
+   * owner, the owner is the newest history entry (client id `unknown`), else a fresh
+   * `client_user_<uuid>` no partner user holds. The history is kept exactly as given.
+   */
+  async put(rawSn: string, state: DeviceState): Promise<DeviceView> {
+    const sn = normalizeSerial(rawSn);
+    const type = checkType(sn, state.type, ['body', 'type']);
+    const history = state.bind_history ?? [];
+    history.forEach((id, i) => {
+      if (typeof id !== 'string' || !CLIENT_USER.test(id)) {
+        throw SimError.invalidField(
+          ['body', 'bind_history', i],
+          'Entries must be client_user_<uuid> ids',
+          'value_error',
+          id,
+        );
+      }
+    });
+    if (state.is_bind !== true && state.owner) {
+      throw SimError.invalidField(['body', 'owner'], 'owner is only allowed with is_bind: true');
+    }
+    if (state.is_bind === null && history.length > 0) {
+      throw SimError.invalidField(
+        ['body', 'bind_history'],
+        'is_bind: null means signed but never bound, so bind_history must be empty',
+      );
+    }
+    let owner: DeviceOwner | null = null;
+    if (state.is_bind === true) {
+      owner = state.owner
+        ? { sub: state.owner.sub, client_id: state.owner.client_id }
+        : { sub: history[0] ?? `client_user_${this.random.uuid()}`, client_id: UNKNOWN_CLIENT };
+    }
+    const rec: DeviceRecord = {
+      sn,
+      type,
+      owner,
+      released: state.is_bind !== null,
+      bind_events: history.toReversed(),
+    };
+    await this.devices.put(sn, rec);
+    return viewOf(rec);
+  }
+
+  async remove(sn: string): Promise<void> {
+    if (!(await this.devices.delete(normalizeSerial(sn)))) throw notFound();
+  }
+
+  /** Load fixtures/devices.json through `put`, so fixtures obey the control API's rules. */
+  async seed(dir: string): Promise<void> {
+    const list = (await readFixture<DeviceFixture[]>(dir, 'devices.json')) ?? [];
+    for (const { sn, note: _note, ...state } of list) {
+      if (this.devices.has(normalizeSerial(sn))) continue;
+      try {
+        await this.put(sn, state);
+      } catch (e) {
+        const issues = (e as SimError).issues?.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`);
+        throw new Error(`fixtures: devices.json ${sn}: ${issues?.join('; ') ?? (e as Error).message}`);
+      }
+    }
+  }
+
+  private lookup(ref: DeviceRef, from: Source): DeviceRecord | undefined {
+    const sn = normalizeSerial(ref.sn);
+    checkType(sn, ref.type, [from, 'type']);
+    return this.devices.get(sn);
+  }
+
+  private mustExist(ref: DeviceRef, from: Source): DeviceRecord {
+    const rec = this.lookup(ref, from);
+    if (!rec) throw notFound();
+    return rec;
+  }
+}
+
+const notFound = (): SimError => SimError.notFound('DEVICE_NOT_FOUND', 'Unknown device serial number.');

@@ -1,0 +1,28 @@
+import type { Handlers } from '../http/types.js';
+
+/**
+ * Device binding for partner apps (user token): the seed's binding query and the SDK's
+ * sn-sign / bind / unbind extensions. The caller of bind and unbind is the user token's
+ * account (`sub`) and its app (`client_id`).
+ */
+export const deviceHandlers = {
+  getDeviceBinding: ({ query, services }) => ({
+    status: 200,
+    body: services.devices.binding(query, 'query'),
+  }),
+
+  signDeviceSerial: async ({ body, services }) => ({
+    status: 200,
+    body: await services.devices.sign(body, 'body'),
+  }),
+
+  bindDevice: async ({ auth, body, services }) => ({
+    status: 200,
+    body: await services.devices.bind(body, 'body', auth.user!),
+  }),
+
+  unbindDevice: async ({ auth, body, services }) => ({
+    status: 200,
+    body: await services.devices.unbind(body, 'body', auth.user!),
+  }),
+} satisfies Handlers;
