@@ -1,0 +1,44 @@
+import type { AppCredentials, Target } from '../target/types.js';
+import { registerSecret } from './redact.js';
+import { call } from './request.js';
+
+export const basic = (id: string, secret: string): Record<string, string> => ({
+  authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+});
+export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+export const apiKeyHeaders = (app: AppCredentials): Record<string, string> => ({
+  'x-client-id': app.client_id,
+  'x-client-api-key': app.api_key,
+});
+
+/** Exchange the target app's credentials for a Partner Token (checked against the spec). */
+export async function partnerToken(t: Target, app: AppCredentials = t.app): Promise<string> {
+  const r = await call(t, {
+    op: 'getPartnerToken',
+    headers: basic(app.client_id, app.secret_key),
+    form: {},
+    expect: 200,
+  });
+  registerSecret(r.body.access_token);
+  registerSecret(r.body.refresh_token);
+  return r.body.access_token;
+}
+
+/** A User Token for `userId` (default: the target's test user). */
+export async function userToken(t: Target, userId = t.userId, app: AppCredentials = t.app): Promise<string> {
+  const partner = await partnerToken(t, app);
+  const r = await call(t, {
+    op: 'createUserToken',
+    headers: bearer(partner),
+    json: { user_id: userId },
+    expect: 200,
+  });
+  registerSecret(r.body.access_token);
+  return r.body.access_token;
+}
+
+/** The claims of a JWT (not verified: the suite only reads what the spec documents). */
+export function jwtClaims(token: string): Record<string, unknown> {
+  const part = token.split('.')[1] ?? '';
+  return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+}

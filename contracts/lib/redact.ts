@@ -1,0 +1,30 @@
+/**
+ * Secrets never reach a log, a failure message or a report. Every message the suite builds
+ * about a request or a response goes through `redact` first.
+ */
+const SECRET_HEADERS = /^(authorization|x-client-api-key|proxy-authorization|cookie|set-cookie)$/i;
+
+const known = new Set<string>();
+
+/** Remember a secret value (client secret, API key, a token) so it is masked wherever it appears. */
+export function registerSecret(value: string | undefined): void {
+  if (value && value.length >= 6) known.add(value);
+}
+
+/** Mask bearer/basic credentials, JWTs, presigned signatures and every registered secret. */
+export function redact(text: string): string {
+  let out = text;
+  for (const s of known) out = out.split(s).join('[redacted]');
+  return out
+    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]')
+    .replace(/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[redacted-jwt]')
+    .replace(/(X-Amz-Signature=)[0-9a-f]+/gi, '$1[redacted]')
+    .replace(/("(?:access_token|refresh_token|secret_key|api_key)"\s*:\s*")[^"]*"/g, '$1[redacted]"');
+}
+
+/** A copy of the headers with secret values masked. */
+export function redactHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k, SECRET_HEADERS.test(k) ? '[redacted]' : v]),
+  );
+}

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, it, type TestContext } from 'vitest';
+import { openTarget } from '../target/index.js';
+import type { DeviceRef, DeviceState, Target } from '../target/types.js';
+
+/**
+ * Tags (declared in vitest.config.ts):
+ * - `live-safe`: reads, or creates only new throw-away resources; runs on live by default.
+ * - `mutates`: changes existing real state (bind, unbind, sign); on live only with
+ *   CONTRACT_ALLOW_MUTATIONS=1.
+ * - `arranged`: needs the control API (force a binding state, move the clock, inject a
+ *   fault); never on live.
+ */
+export type Need = 'control' | 'mutates';
+
+export interface ScenarioOptions {
+  needs?: Need[];
+  timeout?: number;
+}
+
+let current: Target | undefined;
+
+/** One file's suite: opens the target (a fresh app on simulators) and closes it afterwards. */
+export function contractSuite(name: string, body: () => void): void {
+  describe(name, () => {
+    beforeAll(async () => {
+      current = await openTarget();
+    }, 30_000);
+    afterAll(async () => {
+      await current?.close();
+      current = undefined;
+    });
+    body();
+  });
+}
+
+export function tagsFor(needs: Need[]): string[] {
+  if (needs.includes('control')) return ['arranged'];
+  if (needs.includes('mutates')) return ['mutates'];
+  return ['live-safe'];
+}
+
+/**
+ * A scenario: tagged by what it needs, and skipped at run time with the reason printed when
+ * the target cannot provide it (so a live run outside the runner's tag filter is still safe).
+ */
+export function scenario(
+  name: string,
+  opts: ScenarioOptions,
+  fn: (t: Target, ctx: TestContext) => Promise<void>,
+): void {
+  const needs = opts.needs ?? [];
+  it(name, { tags: tagsFor(needs), ...(opts.timeout ? { timeout: opts.timeout } : {}) }, async (ctx) => {
+    const t = current;
+    if (!t) throw new Error('contract target is not open (did openTarget fail? see the first error)');
+    if (needs.includes('control') && !t.control)
+      ctx.skip(`needs the control API to arrange state; not available on the ${t.kind} target`);
+    if (needs.includes('mutates') && !t.mutationsAllowed)
+      ctx.skip('changes real device state; set CONTRACT_ALLOW_MUTATIONS=1 to run it on live');
+    await fn(t, ctx);
+  });
+}
+
+/** A device in `state`, or skip the scenario with the reason (live: its env serial is unset). */
+export async function deviceIn(t: Target, ctx: TestContext, state: DeviceState): Promise<DeviceRef> {
+  const offer = await t.device(state);
+  if ('skip' in offer) return ctx.skip(offer.skip);
+  return offer.device;
+}
