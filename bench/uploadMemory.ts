@@ -1,0 +1,186 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import { completeUpload, startUpload } from '../server/storage/uploadClient.js';
+import { DEMO_US, userToken } from '../server/testing/http.js';
+import { type Benchmark, type BenchResult, fmt } from './lib.js';
+import { type SimHandle, startDiskSim } from './simProcess.js';
+
+const MiB = 1024 * 1024;
+const fmtMiB = (bytes: number): string => `${fmt(bytes / MiB)} MiB`;
+
+export interface UploadMemoryOptions {
+  /** Bytes to upload, MiB (default 1024). */
+  sizeMiB?: number;
+  /** Part size, bytes (default 5 MiB, the default ChunkSize). */
+  partBytes?: number;
+  /** PUTs in flight (default 4). */
+  concurrency?: number;
+  /** Largest allowed RSS growth of the server, bytes (default 64 MiB). */
+  rssLimit?: number;
+  /** Use this simulator instead of starting `dist/server/cli.js` (tests run it in-process). */
+  sim?: SimHandle;
+}
+
+/**
+ * Bytes of part `n`: one random block, stamped with the part number so parts differ. Made on
+ * demand, so neither the benchmark nor the server ever holds the whole file.
+ */
+function partMaker(partBytes: number): (n: number, length: number) => Buffer {
+  const block = randomBytes(partBytes);
+  return (n, length) => {
+    const b = Buffer.allocUnsafe(length);
+    block.copy(b, 0, 0, length);
+    b.writeUInt32BE(n, 0);
+    return b;
+  };
+}
+
+/**
+ * PUT with node:http and keep-alive: it costs the client far less CPU than fetch, which matters
+ * when client and server share a small machine and the server is what is measured.
+ */
+function putPart(
+  agent: Agent,
+  url: string,
+  body: Buffer,
+): Promise<{ status: number; etag?: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'PUT', agent, headers: { 'content-length': body.length } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        text += d;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Sample `read()` every `everyMs` until stopped; resolves to the highest value seen. */
+function sampler(read: () => Promise<number>, everyMs = 20) {
+  let peak = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      peak = Math.max(peak, await read());
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+    return Math.max(peak, await read());
+  };
+}
+
+export interface UploadMemoryResult extends BenchResult {
+  metrics: Record<string, number>;
+}
+
+export async function runUploadMemory(opts: UploadMemoryOptions = {}): Promise<UploadMemoryResult> {
+  const size = Math.round((opts.sizeMiB ?? 1024) * MiB);
+  const partBytes = opts.partBytes ?? 5 * MiB;
+  const concurrency = opts.concurrency ?? 4;
+  const rssLimit = opts.rssLimit ?? 64 * MiB;
+  const parts = Math.ceil(size / partBytes);
+  const lengthOf = (n: number) => Math.min(partBytes, size - (n - 1) * partBytes);
+  const make = partMaker(partBytes);
+
+  // MD5 speed of exactly these bytes, in this run (the yardstick of upload throughput).
+  const hash = createHash('md5');
+  let md5Ms = 0;
+  for (let n = 1; n <= parts; n++) {
+    const b = make(n, lengthOf(n));
+    const t = performance.now();
+    hash.update(b);
+    md5Ms += performance.now() - t;
+  }
+  const md5 = hash.digest('hex');
+
+  const sim = opts.sim ?? (await startDiskSim(['--chunk-size', String(partBytes)]));
+  try {
+    const { user } = await userToken(`${sim.url}/developer/api`, DEMO_US);
+    const api = `${sim.url}/developer/api`;
+    const afterStart = await sim.rssBytes();
+    const stopSampling = sampler(() => sim.rssBytes());
+
+    const t0 = performance.now();
+    const s = await startUpload(api, user, size);
+    if (s.ChunkSize !== partBytes) throw new Error(`server ChunkSize ${s.ChunkSize} ≠ ${partBytes}`);
+    const etags: string[] = [];
+    const queue = [...s.Parts];
+    const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let p = queue.shift(); p; p = queue.shift()) {
+          const r = await putPart(agent, p.PresignedUrl, make(p.PartNumber, lengthOf(p.PartNumber)));
+          if (r.status !== 200) throw new Error(`PUT part ${p.PartNumber}: ${r.status} ${r.text}`);
+          etags[p.PartNumber - 1] = r.etag!;
+        }
+      }),
+    );
+    const t1 = performance.now();
+    agent.destroy();
+    const part_list = etags.map((ETag, i) => ({ PartNumber: i + 1, ETag }));
+    const done = await completeUpload(api, user, {
+      file_id: s.FileId,
+      upload_id: s.UploadId,
+      part_list,
+      file_md5: md5,
+    });
+    const t2 = performance.now();
+    const peak = await stopSampling();
+    if (done.status !== 200) throw new Error(`complete-upload: ${done.status} ${done.text}`);
+
+    const growth = peak - afterStart;
+    const md5Rate = size / MiB / (md5Ms / 1000);
+    const putRate = size / MiB / ((t1 - t0) / 1000);
+    const totalRate = size / MiB / ((t2 - t0) / 1000);
+    const ok = growth < rssLimit && done.body.FileMd5 === md5;
+    return {
+      ok,
+      metrics: {
+        size_bytes: size,
+        parts,
+        concurrency,
+        md5_mib_s: md5Rate,
+        upload_mib_s: putRate,
+        upload_to_md5_ratio: putRate / md5Rate,
+        complete_ms: t2 - t1,
+        end_to_end_mib_s: totalRate,
+        rss_start_bytes: afterStart,
+        rss_peak_bytes: peak,
+        rss_growth_bytes: growth,
+      },
+      lines: [
+        `upload ${fmtMiB(size)} in ${parts} parts of ${fmtMiB(partBytes)}, ${concurrency} in flight`,
+        `MD5 of the same bytes:       ${md5Rate.toFixed(0)} MiB/s`,
+        `PUT throughput:              ${putRate.toFixed(0)} MiB/s = ${(putRate / md5Rate).toFixed(2)} × MD5 speed`,
+        `complete-upload (MD5 read): ${(t2 - t1).toFixed(0)} ms; end to end ${totalRate.toFixed(0)} MiB/s`,
+        `server RSS: ${fmtMiB(afterStart)} at start, peak ${fmtMiB(peak)}, growth ${fmtMiB(growth)} (limit ${fmtMiB(rssLimit)}) ${growth < rssLimit ? 'OK' : 'TOO HIGH'}`,
+        `FileMd5 ${done.body.FileMd5 === md5 ? 'matches' : `DIFFERS (${done.body.FileMd5} ≠ ${md5})`}`,
+      ],
+    };
+  } finally {
+    if (!opts.sim) await sim.stop();
+  }
+}
+
+/** `--size-mib N` (default 1024; `--quick` 64), `--concurrency N`, `--part-mib N`. */
+export const uploadMemoryBenchmark: Benchmark = {
+  name: 'upload-memory',
+  target: 'server RSS growth < 64 MiB during a 1 GiB upload (5 MiB parts, 4 in flight); throughput vs MD5',
+  run: ({ quick, flags }) => {
+    const num = (k: string) => (flags[k] === undefined ? undefined : Number(flags[k]));
+    const sizeMiB = num('size-mib') ?? (quick ? 64 : 1024);
+    if (!(sizeMiB > 0)) throw new Error('--size-mib must be a positive number');
+    const partMiB = num('part-mib');
+    return runUploadMemory({
+      sizeMiB,
+      concurrency: num('concurrency'),
+      ...(partMiB ? { partBytes: Math.round(partMiB * MiB) } : {}),
+    });
+  },
+};

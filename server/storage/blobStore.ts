@@ -1,0 +1,141 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+
+/** Inclusive byte range of a blob. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Where uploaded bytes live: never in the JSON store. Keys are `/`-separated paths of
+ * simulator-made ids (`uploads/u_…/3-ab12`, `files/f_…`), so a whole upload is one prefix.
+ * Writers are plain Writables so callers stream into them with backpressure.
+ */
+export interface BlobStore {
+  readonly kind: 'disk' | 'memory';
+  /** A sink for a new blob at `key` (replacing any). The blob exists once the sink finished. */
+  sink(key: string): Promise<Writable>;
+  open(key: string, range?: ByteRange): Readable;
+  /** Absolute file path when the blob is on disk. */
+  path(key: string): string | undefined;
+  delete(key: string): Promise<void>;
+  /** Remove every blob under `prefix/`. */
+  deletePrefix(prefix: string): Promise<void>;
+  clear(): Promise<void>;
+}
+
+function checkKey(key: string): string {
+  if (!/^[a-z]+(\/[A-Za-z0-9_.-]+)+$/.test(key) || key.includes('..')) {
+    throw new Error(`invalid blob key: ${key}`);
+  }
+  return key;
+}
+
+/** Blobs as files under `<dataDir>/blobs`: streamed in and out, never held in memory whole. */
+export class DiskBlobStore implements BlobStore {
+  readonly kind = 'disk';
+  private readonly made = new Set<string>();
+
+  constructor(readonly root: string) {}
+
+  path(key: string): string {
+    return join(this.root, checkKey(key));
+  }
+
+  async sink(key: string): Promise<Writable> {
+    const p = this.path(key);
+    const dir = dirname(p);
+    if (!this.made.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      this.made.add(dir);
+    }
+    return createWriteStream(p);
+  }
+
+  open(key: string, range?: ByteRange): Readable {
+    return createReadStream(this.path(key), range ? { start: range.start, end: range.end } : {});
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    const dir = this.path(prefix);
+    this.made.delete(dir);
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  async clear(): Promise<void> {
+    this.made.clear();
+    await rm(this.root, { recursive: true, force: true });
+  }
+}
+
+/** `--in-memory`: each blob is the list of chunks it arrived in (no copying into one Buffer). */
+export class MemoryBlobStore implements BlobStore {
+  readonly kind = 'memory';
+  private readonly blobs = new Map<string, Buffer[]>();
+
+  path(): undefined {
+    return undefined;
+  }
+
+  async sink(key: string): Promise<Writable> {
+    checkKey(key);
+    const chunks: Buffer[] = [];
+    return new Writable({
+      write: (chunk: Buffer, _enc, cb) => {
+        chunks.push(chunk);
+        cb();
+      },
+      final: (cb) => {
+        this.blobs.set(key, chunks);
+        cb();
+      },
+    });
+  }
+
+  open(key: string, range?: ByteRange): Readable {
+    const chunks = this.blobs.get(key);
+    if (!chunks) {
+      const err = Object.assign(new Error(`no blob ${key}`), { code: 'ENOENT' });
+      return new Readable({ read: () => {} }).destroy(err);
+    }
+    return Readable.from(slice(chunks, range), { objectMode: false });
+  }
+
+  async delete(key: string): Promise<void> {
+    this.blobs.delete(key);
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    for (const k of [...this.blobs.keys()]) if (k.startsWith(`${prefix}/`)) this.blobs.delete(k);
+  }
+
+  async clear(): Promise<void> {
+    this.blobs.clear();
+  }
+}
+
+function* slice(chunks: Buffer[], range?: ByteRange): Generator<Buffer> {
+  let pos = 0;
+  for (const c of chunks) {
+    const from = pos;
+    pos += c.length;
+    if (!range) {
+      yield c;
+      continue;
+    }
+    if (pos <= range.start) continue;
+    if (from > range.end) return;
+    yield c.subarray(Math.max(0, range.start - from), Math.min(c.length, range.end - from + 1));
+  }
+}
+
+export function openBlobStore(opts: { inMemory: boolean; dataDir: string }): BlobStore {
+  return opts.inMemory ? new MemoryBlobStore() : new DiskBlobStore(join(opts.dataDir, 'blobs'));
+}

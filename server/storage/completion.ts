@@ -1,0 +1,123 @@
+import { SimError } from '../core/errors.js';
+import type { TokenClaims } from '../domain/tokens.js';
+import { bareEtag, type FileRecord, multipartEtag, type PartRecord, partKey } from './records.js';
+import type { StorageService } from './storageService.js';
+import { hashParts } from './streams.js';
+
+export interface CompleteRequest {
+  file_id: string;
+  upload_id: string;
+  part_list: { PartNumber: number; ETag: string }[];
+  filetype: string;
+  file_md5?: string;
+}
+
+export const noSuchUpload = (resource?: string): SimError =>
+  new SimError(
+    404,
+    'NoSuchUpload',
+    'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
+    resource ? { resource } : {},
+  );
+
+const bad = (code: string, message: string): SimError => SimError.badRequest(code, message);
+
+/**
+ * complete-upload. Checks, in this order: the session is the caller's (else 404
+ * NoSuchUpload, so another user or app cannot even learn it exists), filetype as at creation,
+ * part numbers strictly ascending, every listed part uploaded with that ETag, every part but
+ * the last exactly ChunkSize, the total equal to filesize (which also catches missing parts);
+ * then the parts are read in order to compute the object's MD5, compared with `file_md5`.
+ * Only then is the session closed; a failed completion can be retried. The bytes are not
+ * copied: the file is its parts' blobs, in order (downloads stream across them).
+ */
+export async function completeUpload(
+  svc: StorageService,
+  user: TokenClaims,
+  req: CompleteRequest,
+  publicUrl: string,
+) {
+  await svc.sweep();
+  // One completion per upload at a time; a concurrent one sees the outcome of the first.
+  for (let p = svc.completing.get(req.upload_id); p; p = svc.completing.get(req.upload_id)) {
+    await p.catch(() => undefined);
+  }
+  const s = svc.session(req.upload_id);
+  if (!s || s.file_id !== req.file_id || s.client_id !== user.client_id || s.sub !== user.sub) {
+    throw noSuchUpload();
+  }
+  if (req.filetype !== s.filetype) {
+    throw bad('FILE_TYPE_INVALID', `filetype ${req.filetype} differs from the session's ${s.filetype}`);
+  }
+  const list = req.part_list;
+  for (let i = 1; i < list.length; i++) {
+    if (list[i]!.PartNumber <= list[i - 1]!.PartNumber) {
+      throw bad(
+        'InvalidPartOrder',
+        'The list of parts was not in ascending order. Parts must be ordered by part number.',
+      );
+    }
+  }
+  const parts: PartRecord[] = list.map((entry) => {
+    const rec = svc.parts.get(partKey(s.upload_id, entry.PartNumber));
+    if (!rec || rec.md5 !== bareEtag(entry.ETag).toLowerCase()) {
+      throw bad(
+        'InvalidPart',
+        `One or more of the specified parts could not be found or the ETag did not match (part ${entry.PartNumber}).`,
+      );
+    }
+    return rec;
+  });
+  const short = parts.slice(0, -1).find((p) => p.size !== s.chunk_size);
+  if (short) {
+    throw bad(
+      'EntityTooSmall',
+      `Part ${short.part_number} has ${short.size} bytes; every part but the last must be exactly ChunkSize (${s.chunk_size}).`,
+    );
+  }
+  const total = parts.reduce((n, p) => n + p.size, 0);
+  if (total !== s.filesize) {
+    const listed = new Set(list.map((e) => e.PartNumber));
+    const missing = Array.from({ length: s.part_count }, (_, i) => i + 1).filter((n) => !listed.has(n));
+    const why = missing.length ? `; parts not listed: ${missing.slice(0, 20).join(', ')}` : '';
+    throw bad('FILE_SIZE_INVALID', `The parts add up to ${total} bytes, filesize is ${s.filesize}${why}.`);
+  }
+
+  const work = (async () => {
+    const built = await hashParts(
+      svc.blobs,
+      parts.map((p) => p.blob),
+    );
+    if (req.file_md5 !== undefined && req.file_md5 !== built.md5) {
+      throw bad('FILE_MD5_NOT_MATCH', `file_md5 does not match the uploaded content (MD5 ${built.md5}).`);
+    }
+    const file: FileRecord = {
+      file_id: s.file_id,
+      client_id: s.client_id,
+      sub: s.sub,
+      filetype: s.filetype,
+      size: built.size,
+      md5: built.md5,
+      etag: multipartEtag(parts.map((p) => p.md5)),
+      upload_id: s.upload_id,
+      parts: parts.map((p) => ({ blob: p.blob, size: p.size })),
+      created_ms: svc.clock.now(),
+    };
+    // The file record is the commit point; the session's records go, its used blobs stay.
+    await svc.files.put(file.file_id, file);
+    await svc.dropUpload(s, new Set(file.parts.map((p) => p.blob)));
+    return file;
+  })();
+  svc.completing.set(s.upload_id, work);
+  try {
+    const file = await work;
+    return {
+      FileId: file.file_id,
+      FileType: file.filetype,
+      DownloadUrl: svc.downloadUrl(file, publicUrl),
+      FileMd5: file.md5,
+    };
+  } finally {
+    svc.completing.delete(s.upload_id);
+  }
+}
