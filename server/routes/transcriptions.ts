@@ -1,0 +1,14 @@
+import type { Handlers } from '../http/types.js';
+
+/** Partner API: submit and poll transcription tasks (TranscriptionService does the work). */
+export const transcriptionHandlers = {
+  createTranscription: async ({ auth, body, services }) => ({
+    status: 200,
+    body: await services.transcriptions.submit(auth.app!, body),
+  }),
+
+  getTranscription: async ({ auth, params, services }) => ({
+    status: 200,
+    body: await services.transcriptions.get(auth.app!, params.transcription_id),
+  }),
+} satisfies Handlers;

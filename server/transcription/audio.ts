@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { AudioInfo } from './model.js';
+
+/** What the probe needs of a stored file: its type, size, and a way to read it. */
+export interface AudioSource {
+  filetype: string;
+  size: number;
+  open(): Readable;
+  /** Absolute path when the bytes are on disk (parsing a file can seek; a stream cannot). */
+  path?: string;
+}
+
+const MIME: Record<string, string> = {
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  m4a: 'audio/mp4',
+  mp4: 'audio/mp4',
+  aac: 'audio/aac',
+  ogg: 'audio/ogg',
+  opus: 'audio/ogg',
+  flac: 'audio/flac',
+  webm: 'audio/webm',
+  amr: 'audio/amr',
+};
+
+/**
+ * Read the real duration of an audio file with music-metadata (WAV, MP3, M4A/AAC, OGG/Opus,
+ * FLAC, WebM…). The library is imported on first use so start-up does not pay for it
+ * (~80 ms). Anything it cannot decode, or that has no audible length, is "not audio".
+ */
+export async function probeAudio(src: AudioSource): Promise<AudioInfo> {
+  const { parseFile, parseStream } = await import('music-metadata');
+  const ext = src.filetype.toLowerCase().replace(/^\./, '');
+  let stream: Readable | undefined;
+  try {
+    let meta: Awaited<ReturnType<typeof parseFile>>;
+    if (src.path) meta = await parseFile(src.path, { duration: true });
+    else {
+      stream = src.open();
+      meta = await parseStream(stream, { mimeType: MIME[ext], size: src.size }, { duration: true });
+    }
+    const d = meta.format.duration;
+    if (!meta.format.container || d === undefined || !Number.isFinite(d) || d <= 0) {
+      return { ok: false, message: `The audio file could not be decoded: no audio stream found (${ext}).` };
+    }
+    return { ok: true, duration_s: Math.round(d * 1000) / 1000 };
+  } catch (e) {
+    const why = (e as Error).message.split('\n')[0];
+    return { ok: false, message: `The audio file could not be decoded: ${why}` };
+  } finally {
+    stream?.destroy();
+  }
+}
+
+/**
+ * The documented stand-in for audio the simulator cannot read (a URL elsewhere on the
+ * internet — the simulator never fetches it): 20–180 s, fixed by the URL, to the millisecond.
+ */
+export function fallbackDuration(fileUrl: string): number {
+  const n = createHash('sha256').update(fileUrl).digest().readUInt32LE(0);
+  return 20 + (n % 160_000) / 1000;
+}

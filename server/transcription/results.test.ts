@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { type LiveResult, normalizeParams, type SpecResult } from './model.js';
+import { buildResult, EMBEDDING_DIM, type ResultInput } from './results.js';
+
+const input = (
+  over: Partial<ResultInput> = {},
+  params: Parameters<typeof normalizeParams>[0] = {},
+): ResultInput => ({
+  seed: 'test-seed',
+  audioKey: 'md5:22db4d5daff5fd43c52c3c7d2e6d618d',
+  duration: 47.3,
+  params: normalizeParams(params),
+  ...over,
+});
+const spec = async (i: ResultInput) => (await buildResult(i, 'spec')) as SpecResult;
+const live = async (i: ResultInput) => (await buildResult(i, 'live')) as LiveResult;
+
+function checkSegments(segs: { start: number; end: number }[], duration: number) {
+  let prevEnd = 0;
+  for (const s of segs) {
+    expect(s.start).toBeGreaterThanOrEqual(prevEnd);
+    expect(s.end).toBeGreaterThan(s.start);
+    expect(s.end).toBeLessThanOrEqual(duration);
+    prevEnd = s.end;
+  }
+}
+
+describe('deterministic results', () => {
+  it('are the same for the same audio, seed and params, and differ otherwise', async () => {
+    const a = await spec(input());
+    expect(await spec(input())).toEqual(a);
+    expect((await spec(input({ seed: 'other' }))).text).not.toBe(a.text);
+    expect((await spec(input({ audioKey: 'md5:00000000000000000000000000000000' }))).text).not.toBe(a.text);
+  });
+
+  it('has text equal to the segments joined, segments ordered within 0…duration', async () => {
+    for (const duration of [0.2, 1, 4.695, 47.3, 600]) {
+      for (const decode_silence of [false, true]) {
+        const r = await spec(input({ duration }, { vad: { decode_silence } }));
+        expect(r.duration).toBe(duration);
+        expect(r.segments.length).toBeGreaterThan(0);
+        expect(r.text).toBe(r.segments.map((s) => s.text).join(' '));
+        checkSegments(r.segments, duration);
+        if (decode_silence) {
+          expect(r.segments[0]!.start).toBe(0);
+          expect(r.segments.at(-1)!.end).toBe(duration);
+        }
+      }
+    }
+  });
+
+  it('uses one speaker without diarization, several in order of appearance with it, same words', async () => {
+    const off = await spec(input());
+    expect(new Set(off.segments.map((s) => s.speaker))).toEqual(new Set(['Speaker 1']));
+    const on = await spec(input({}, { diarization: { enabled: true } }));
+    expect(on.text).toBe(off.text);
+    const order = [...new Set(on.segments.map((s) => s.speaker))];
+    expect(order.length).toBeGreaterThan(1);
+    expect(order).toEqual(order.map((_, i) => `Speaker ${i + 1}`));
+    expect(off.embeddings).toBeUndefined();
+  });
+
+  it('reports the requested language, or en-US for auto', async () => {
+    expect((await spec(input())).language).toBe('en-US');
+    expect((await spec(input({}, { transcribe: { language: 'ja-JP' } }))).language).toBe('ja-JP');
+  });
+
+  it('returns one unit-length embedding per speaker only with return_embedding', async () => {
+    const r = await spec(input({}, { diarization: { enabled: true, return_embedding: true } }));
+    const speakers = [...new Set(r.segments.map((s) => s.speaker))].sort();
+    expect(Object.keys(r.embeddings ?? {}).sort()).toEqual(speakers);
+    for (const v of Object.values(r.embeddings!)) {
+      expect(v).toHaveLength(EMBEDDING_DIM);
+      expect(Math.hypot(...v)).toBeCloseTo(1, 2);
+    }
+  });
+
+  it('has a live shape with speaker_id, short language and probability', async () => {
+    const s = await spec(input({}, { diarization: { enabled: true, return_embedding: true } }));
+    const l = await live(input({}, { diarization: { enabled: true, return_embedding: true } }));
+    expect(l.results.map((x) => x.text)).toEqual(s.segments.map((x) => x.text));
+    expect(l.results[0]).toMatchObject({ speaker_id: 'SPEAKER_00', language: 'en' });
+    for (const x of l.results) {
+      expect(x.speaker_id).toMatch(/^SPEAKER_\d\d$/);
+      expect(x.language_probability).toBeGreaterThanOrEqual(0.85);
+      expect(x.language_probability).toBeLessThanOrEqual(0.99);
+    }
+    expect(Object.keys(l.embeddings!).every((k) => k.startsWith('SPEAKER_'))).toBe(true);
+    const named = await live(input({}, { transcribe: { language: 'de-DE' } }));
+    expect(named.results.every((x) => x.language === 'de' && x.language_probability === 1)).toBe(true);
+  });
+});

@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import type { Faker } from '@faker-js/faker';
+import type { LiveResult, Params, ResultShape, SpecResult } from './model.js';
+
+/**
+ * Deterministic transcripts. Each part of a result comes from its own faker stream, seeded by
+ * the instance seed, the audio (its MD5, or its URL when the simulator cannot read it) and
+ * only the params that part depends on — so turning diarization on changes the speakers but
+ * not the words, and the same audio with the same params always reads the same.
+ */
+export interface ResultInput {
+  /** Instance seed (--seed). */
+  seed: string;
+  /** What identifies the audio: `md5:<hex>` or `url:<file_url>`. */
+  audioKey: string;
+  duration: number;
+  params: Params;
+}
+
+export const EMBEDDING_DIM = 192;
+/** The generated words are English, so `auto` "detects" this. */
+export const DETECTED_LANGUAGE = 'en-US';
+
+let fakerPromise: Promise<Faker> | undefined;
+/** @faker-js/faker costs ~175 ms to import: load it at the first result, not at start-up. */
+function getFaker(): Promise<Faker> {
+  fakerPromise ??= import('@faker-js/faker').then(({ Faker, en, base }) => new Faker({ locale: [en, base] }));
+  return fakerPromise;
+}
+
+function seeded(f: Faker, ...parts: (string | number | boolean)[]): Faker {
+  const h = createHash('sha256').update(parts.join('\u0000')).digest();
+  f.seed([h.readUInt32LE(0), h.readUInt32LE(4), h.readUInt32LE(8), h.readUInt32LE(12)]);
+  return f;
+}
+
+const r2 = (x: number) => Math.round(x * 100) / 100;
+
+interface Draft {
+  start: number;
+  end: number;
+  text: string;
+  speaker: number;
+}
+
+function sentence(f: Faker, words: number): string {
+  const s = f.word.words(words);
+  const end = f.helpers.weightedArrayElement([
+    { weight: 8, value: '.' },
+    { weight: 1, value: '?' },
+    { weight: 1, value: '!' },
+  ]);
+  return `${s.charAt(0).toUpperCase()}${s.slice(1)}${end}`;
+}
+
+/** Segments in order, without overlap, within 0…duration; gaps are silence unless decoded. */
+function draftSegments(f: Faker, duration: number, decodeSilence: boolean): Draft[] {
+  const out: Draft[] = [];
+  const gap = (min: number, max: number) => (decodeSilence ? 0 : f.number.float({ min, max }));
+  let t = gap(0.1, 0.5);
+  while (t < duration - 0.3) {
+    const end = Math.min(t + f.number.float({ min: 1.2, max: 5.5 }), duration);
+    const words = Math.max(1, Math.round((end - t) * f.number.float({ min: 2, max: 3 })));
+    out.push({ start: r2(t), end: Math.min(r2(end), duration), text: sentence(f, words), speaker: 0 });
+    t = end + gap(0.15, 0.8);
+  }
+  if (out.length === 0 && duration > 0)
+    out.push({ start: 0, end: duration, text: sentence(f, 1), speaker: 0 });
+  // Decoded silence leaves no gap: the last segment runs to the end of the audio.
+  if (decodeSilence && out.length > 0) out[out.length - 1]!.end = duration;
+  return out;
+}
+
+/** Speakers numbered in order of first appearance; 2–4 of them, fewer for short audio. */
+function assignSpeakers(f: Faker, segs: Draft[]): void {
+  const count = Math.min(segs.length, f.number.int({ min: 2, max: 4 }));
+  const labels = new Map<number, number>();
+  let raw = 0;
+  for (const s of segs) {
+    if (labels.size > 0 && count > 1 && f.datatype.boolean(0.55))
+      raw = (raw + f.number.int({ min: 1, max: count - 1 })) % count;
+    if (!labels.has(raw)) labels.set(raw, labels.size);
+    s.speaker = labels.get(raw)!;
+  }
+}
+
+function embedding(f: Faker): number[] {
+  const v = Array.from({ length: EMBEDDING_DIM }, () => f.number.float({ min: -1, max: 1 }));
+  const norm = Math.hypot(...v) || 1;
+  return v.map((x) => Math.round((x / norm) * 10_000) / 10_000);
+}
+
+export async function buildResult(input: ResultInput, shape: ResultShape): Promise<SpecResult | LiveResult> {
+  const f = await getFaker();
+  const { seed, audioKey, duration, params } = input;
+  const segs = draftSegments(
+    seeded(f, seed, audioKey, 'words', params.language, params.model, params.decode_silence),
+    duration,
+    params.decode_silence,
+  );
+  if (params.diarization) assignSpeakers(seeded(f, seed, audioKey, 'speakers'), segs);
+  const auto = params.language === 'auto';
+  const language = auto ? DETECTED_LANGUAGE : params.language;
+  const label = (n: number) =>
+    shape === 'live' ? `SPEAKER_${String(n).padStart(2, '0')}` : `Speaker ${n + 1}`;
+  let embeddings: Record<string, number[]> | undefined;
+  if (params.return_embedding) {
+    embeddings = {};
+    for (const n of [...new Set(segs.map((s) => s.speaker))])
+      embeddings[label(n)] = embedding(seeded(f, seed, audioKey, 'embedding', n));
+  }
+  const extra = embeddings ? { embeddings } : {};
+  if (shape === 'spec') {
+    return {
+      text: segs.map((s) => s.text).join(' '),
+      language,
+      duration,
+      segments: segs.map((s) => ({ start: s.start, end: s.end, text: s.text, speaker: label(s.speaker) })),
+      ...extra,
+    };
+  }
+  // Live (faster-whisper style): the primary language subtag, and a probability that is 1
+  // when the caller named the language.
+  const p = seeded(f, seed, audioKey, 'language-probability');
+  const short = language.split('-')[0]!.toLowerCase();
+  return {
+    results: segs.map((s) => ({
+      start: s.start,
+      end: s.end,
+      text: s.text,
+      speaker_id: label(s.speaker),
+      language: short,
+      language_probability: auto ? p.number.float({ min: 0.85, max: 0.99, fractionDigits: 3 }) : 1,
+    })),
+    ...extra,
+  };
+}
