@@ -12,6 +12,12 @@ export default defineConfig({
           include: ['contracts/**/*.test.ts'],
           testTimeout: 60_000,
           fileParallelism: false,
+          // Scenario tags (contracts/lib/suite.ts); `partner-sim contract --live` filters on them.
+          tags: [
+            { name: 'live-safe', description: 'safe against the live service' },
+            { name: 'mutates', description: 'changes real state; live only with CONTRACT_ALLOW_MUTATIONS=1' },
+            { name: 'arranged', description: 'needs the simulator control API' },
+          ],
         },
       },
       { test: { name: 'sdk', include: ['sdk-tests/**/*.test.ts'], testTimeout: 60_000 } },

@@ -2,13 +2,19 @@ import { type Benchmark, fmt } from './lib.js';
 import { requestOverheadBenchmark } from './requestOverhead.js';
 import { startupBenchmark } from './startup.js';
 import { storeWritesBenchmark } from './storeWrites.js';
+import { uploadMemoryBenchmark } from './uploadMemory.js';
 
 /**
  * `npm run bench [-- --quick] [-- --only name] [-- --key value]`: every benchmark measures the
  * simulator and a baseline in the same run and prints the ratio; exit 1 when a target is missed.
  * Add a benchmark by exporting a `Benchmark` and listing it here.
  */
-export const benchmarks: Benchmark[] = [startupBenchmark, requestOverheadBenchmark, storeWritesBenchmark];
+export const benchmarks: Benchmark[] = [
+  startupBenchmark,
+  requestOverheadBenchmark,
+  storeWritesBenchmark,
+  uploadMemoryBenchmark,
+];
 
 const HELP = `Usage: npm run bench -- [--quick] [--only <name substring>] [--<flag> <value> ...]
 

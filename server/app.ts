@@ -1,4 +1,6 @@
 import express, { type RequestHandler, Router } from 'express';
+import { requestRecorder } from './control/recorder.js';
+import { controlHooks, surfaceClassifier } from './control/wiring.js';
 import { SimError } from './core/errors.js';
 import type { Region } from './domain/apps.js';
 import { sameSecret } from './domain/apps.js';
@@ -6,6 +8,7 @@ import { errorHandler } from './http/errorHandler.js';
 import { mountOperations, type OperationHook, publicUrlOf } from './http/mountOperations.js';
 import { type SimLocals, simLocals } from './http/types.js';
 import { adminHandlers, apiHandlers } from './routes/index.js';
+import { transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
 import { type CoreDeps, createServices, type Services } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 
@@ -52,6 +55,18 @@ export function createApp(deps: AppDeps): express.Express {
     simLocals(res);
     next();
   });
+  // Control plane: journal + request log for every request, fault and rate-limit hooks.
+  const control = controlHooks(services);
+  app.use(
+    requestRecorder(
+      services,
+      surfaceClassifier(
+        API_PREFIXES.map(([p]) => p),
+        STORAGE_PREFIX,
+        ADMIN_PREFIX,
+      ),
+    ),
+  );
 
   const storage = Router();
   mountOperations(storage, apiSpec(), apiHandlers, {
@@ -59,17 +74,18 @@ export function createApp(deps: AppDeps): express.Express {
     include: (op) => op.storage,
     authenticate: false,
     validateRequests: false,
-    beforeAuth: deps.hooks?.beforeAuth,
+    beforeAuth: [...control.storage, ...(deps.hooks?.beforeAuth ?? [])],
   });
   app.use(STORAGE_PREFIX, surface('storage'), storage, notFound);
 
   const api = Router();
+  api.use(transcriptionSlashRedirects(config.publicUrl));
   api.use(express.json({ limit: '1mb' }), express.urlencoded({ extended: false, limit: '1mb' }));
   mountOperations(api, apiSpec(), apiHandlers, {
     services,
     include: (op) => !op.storage,
     beforeAuth: deps.hooks?.beforeAuth,
-    afterAuth: deps.hooks?.afterAuth,
+    afterAuth: [...control.api, ...(deps.hooks?.afterAuth ?? [])],
   });
   api.use(notFound);
   for (const [prefix, region] of API_PREFIXES) app.use(prefix, surface('api', region), api);

@@ -3,12 +3,14 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, defaults, options, parseConfig } from './config.js';
+import { runContract } from './contract/command.js';
 import { fromRoot } from './core/root.js';
 import type { PartnerApp } from './domain/apps.js';
 import { startSimulator } from './simulator.js';
 
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<number> }> = {
   serve: { summary: 'run the simulator (partner API, storage host, control API)', run: serve },
+  contract: { summary: 'run the contract suite against sim, a URL or live (--help)', run: runContract },
 };
 
 /** Register a subcommand (the contract runner adds itself this way). */

@@ -2,12 +2,20 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { FaultService } from './control/faults.js';
+import { Journal } from './control/journal.js';
+import { RateLimiter } from './control/rateLimiter.js';
 import type { SimClock } from './core/clock.js';
 import type { Random } from './core/random.js';
 import { AppRegistry, type NewApp } from './domain/apps.js';
+import { DeviceRegistry } from './domain/devices.js';
 import type { Instance } from './domain/instance.js';
 import { TokenService } from './domain/tokens.js';
+import { apiSpec } from './spec/openapi.js';
+import { openBlobStore } from './storage/blobStore.js';
+import { StorageService } from './storage/storageService.js';
 import type { Store } from './store/store.js';
+import { TranscriptionService } from './transcription/service.js';
 
 /** What every service may be built from: injected, never global. */
 export interface CoreDeps {
@@ -33,9 +41,17 @@ export interface Services {
   deps: CoreDeps;
   apps: AppRegistry;
   tokens: TokenService;
+  devices: DeviceRegistry;
   // [services:fields:devices]
+  /** Fake S3: upload sessions, parts, completed files; also the FileSource of DownloadUrls. */
+  storage: StorageService;
   // [services:fields:storage]
+  transcriptions: TranscriptionService;
   // [services:fields:transcriptions]
+  /** Fault rules (stored), request journal and live limits (in memory): the control plane. */
+  faults: FaultService;
+  journal: Journal;
+  rateLimits: RateLimiter;
   // [services:fields:control]
   /** Every stateful service, in the order resets and seeding run. */
   lifecycle: Lifecycle[];
@@ -64,16 +80,45 @@ export function createServices(deps: CoreDeps): Services {
       for (const a of list) if (!apps.get(a.client_id ?? '')) await apps.create(a);
     },
   };
+  const devices = new DeviceRegistry(store, random.fork('devices'));
   // [services:create:devices]
+  const storage = new StorageService(
+    store,
+    openBlobStore(config),
+    apps,
+    clock,
+    random.fork('storage'),
+    instance.secret('presign'),
+    config,
+  );
   // [services:create:storage]
+  const transcriptions = new TranscriptionService(deps, {
+    files: storage,
+    // Fault rules decide outcomes at submission time (created below; only called per request).
+    outcomeFor: (clientId) => faults.outcomeFor(clientId),
+  });
   // [services:create:transcriptions]
+  const faults = new FaultService(
+    store,
+    clock,
+    random.fork('faults'),
+    () => new Set(apiSpec().operations.keys()),
+  );
+  const journal = new Journal(config.journalSize);
+  const rateLimits = new RateLimiter(clock);
   // [services:create:control]
   return {
     deps,
     apps,
     tokens,
+    devices,
+    transcriptions,
+    storage,
+    faults,
+    journal,
+    rateLimits,
     // [services:return]
-    lifecycle: [appsLifecycle, tokens],
+    lifecycle: [appsLifecycle, tokens, devices, storage, transcriptions, faults, journal, rateLimits],
   };
 }
 

@@ -81,6 +81,8 @@ export async function startSimulator(
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     stop() {
       stopping ??= (async () => {
+        // Hung and delayed fault responses would otherwise hold the close for 2 s.
+        sim.services.faults.releaseHeld();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           // Keep-alive sockets and hung responses must not hold shutdown hostage.

@@ -16,7 +16,7 @@ export interface PartnerApp {
   result_shape: 'spec' | 'live';
   /** Error body shape for this app (overrides --error-shape when set). */
   error_shape: 'spec' | 'live';
-  /** Whether complete-upload keeps or strips quotes of ETags it echoes. */
+  /** Whether the part ETag header answered to a storage PUT keeps (S3) or strips its quotes. */
   etag_quotes: 'keep' | 'strip';
 }
 

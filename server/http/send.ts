@@ -39,7 +39,8 @@ export function sendJson(
     const [opId, field] = broken.split(':');
     if (opId === op.id && field) out = breakBody(out, field);
   }
-  if (opts.config.validateResponses && op) {
+  // Injected fault answers are deliberate, so they are never validated.
+  if (opts.config.validateResponses && op && !simLocals(res).fault?.shaped) {
     const violations = validatorsFor(opts.spec).validateResponse(op, status, 'application/json', out);
     if (violations.length > 0) {
       res.status(500).json({ detail: 'RESPONSE_VALIDATION_FAILED', message: violations.join('; ') });
@@ -57,7 +58,8 @@ export function sendEmpty(
   headers: Record<string, string> = {},
 ): void {
   const op = simLocals(res).op;
-  if (opts.config.validateResponses && op) {
+  // Injected fault answers are deliberate, so they are never validated.
+  if (opts.config.validateResponses && op && !simLocals(res).fault?.shaped) {
     const violations = validatorsFor(opts.spec).validateResponse(op, status, undefined, undefined);
     if (violations.length > 0) {
       res.status(500).json({ detail: 'RESPONSE_VALIDATION_FAILED', message: violations.join('; ') });

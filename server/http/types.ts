@@ -82,6 +82,11 @@ export interface SimLocals {
   /** Which surface answered: decides JSON or S3 XML errors. */
   surface: 'api' | 'storage' | 'admin';
   startedAt: number;
+  /**
+   * Set when a fault rule or an X-Sim-Fault header applied; `shaped` when it decided the
+   * answer (status, body, action), which is then deliberate and never validated.
+   */
+  fault?: { id: string; action?: string | undefined; shaped: boolean };
 }
 
 export function simLocals(res: Response): SimLocals {

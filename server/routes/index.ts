@@ -1,6 +1,12 @@
+import { controlHandlers } from '../admin/control.js';
+import { deviceAdminHandlers } from '../admin/devices.js';
 import { adminHandlers as foundationAdmin } from '../admin/handlers.js';
+import { transcriptionAdminHandlers } from '../admin/transcriptions.js';
 import type { Handlers } from '../http/types.js';
+import { deviceHandlers } from './devices.js';
+import { storageHandlers } from './storage.js';
 import { tokenHandlers } from './tokens.js';
+import { transcriptionHandlers } from './transcriptions.js';
 
 /**
  * Every operation's handler, by operationId. mountOperations mounts exactly the operations of
@@ -8,10 +14,16 @@ import { tokenHandlers } from './tokens.js';
  */
 export const apiHandlers: Handlers = {
   ...tokenHandlers,
+  ...deviceHandlers,
+  ...transcriptionHandlers,
+  ...storageHandlers,
   // [handlers:api]
 };
 
 export const adminHandlers: Handlers = {
   ...foundationAdmin,
+  ...deviceAdminHandlers,
+  ...transcriptionAdminHandlers,
+  ...controlHandlers,
   // [handlers:admin]
 };

@@ -44,7 +44,8 @@ export interface paths {
          * @description Issues a partner app as the developer portal would. Omitted credentials are generated.
          *     Quirk switches: `result_shape` (`spec` seed result shape, `live` the shape seen on the
          *     live service), `error_shape` (`spec` `{detail, message}`, `live` `{code, message}`),
-         *     `etag_quotes` (`keep` or `strip` the quotes of ETags echoed by complete-upload).
+         *     `etag_quotes` (`keep` or `strip` the quotes of the `ETag` header the storage host answers to a
+         *     part `PUT`; complete-upload accepts both either way).
          *     An app exists in exactly one region.
          */
         post: operations["createPartnerApp"];
@@ -117,9 +118,12 @@ export interface paths {
          * Create or replace a device's binding state
          * @description Sets the remote binding state of a device (creating it, as signed, when unknown).
          *     `type` defaults to the type given by the serial prefix (`881` → `notepro`,
-         *     `882` → `notepins`) and must match it. `owner` is only meaningful when `is_bind` is
-         *     `true`; when it is omitted with `is_bind: true`, the device is bound to an account
-         *     that no partner user of the simulator holds.
+         *     `882` → `notepins`) and must match it (else 422 naming `type`). `bind_history` is kept
+         *     exactly as given (newest first). `owner` is only allowed with `is_bind: true` (else
+         *     422); when it is omitted with `is_bind: true`, the owner is the newest `bind_history`
+         *     entry, or, with an empty history, a generated `client_user_<uuid>` that no partner
+         *     user of the simulator holds; its `client_id` is then `unknown`. `is_bind: null`
+         *     (signed, never bound) with a non-empty `bind_history` is a 422.
          */
         put: operations["putDevice"];
         post?: never;
@@ -183,7 +187,7 @@ export interface paths {
         };
         /**
          * List fault rules
-         * @description Active fault rules, optionally only those matching one app.
+         * @description Fault rules in creation order (exhausted ones included), optionally only those scoped to one app (`match.client_id`).
          */
         get: operations["listFaults"];
         put?: never;
@@ -196,11 +200,31 @@ export interface paths {
          *     return a `wrong_etag` from `uploadPart`). For `createTranscription`,
          *     `transcription_outcome` makes the next created tasks end in that state (with
          *     `message`). A rule applies `times` times (unlimited when omitted).
+         *
+         *     Rules are checked in creation order after the caller's credentials were checked (on
+         *     the storage host, which has no credentials, before anything else); the first rule
+         *     that matches and wins its `probability` draw applies. `probability` draws come from
+         *     the seeded random source, one stream per rule, so the same `--seed` and the same
+         *     requests give the same hits and misses. Rules are stored with the rest of the state
+         *     and survive a restart; `remaining` counts down persistently, and an exhausted rule
+         *     stays listed (with `remaining: 0`) until it is deleted.
+         *
+         *     Without `body`, an injected `status` answers the surface's usual error body: JSON
+         *     `{detail, message}` (or `{code, message}` for apps with `error_shape: live`) on the
+         *     partner API, an S3 XML `<Error>` on the storage host; a 429 without a `Retry-After`
+         *     header gets `Retry-After: 1`. `malformed` lets the operation run and cuts its JSON
+         *     body in half (status 200, or `status`). Injected responses are never checked
+         *     against openapi.yaml.
+         *
+         *     The same effects are available per request with the header
+         *     `X-Sim-Fault: key=value[;key=value...]` (keys `status`, `delay_ms`, `action`,
+         *     `retry_after`, `message`), e.g. `X-Sim-Fault: status=503;retry_after=2`; an invalid
+         *     header answers 422 naming it.
          */
         post: operations["createFault"];
         /**
          * Remove every fault rule
-         * @description Removes all fault rules.
+         * @description Removes all fault rules, or with `client_id` only the rules scoped to that app (`match.client_id`).
          */
         delete: operations["clearFaults"];
         options?: never;
@@ -338,7 +362,7 @@ export interface components {
          */
         ErrorShape: "spec" | "live";
         /**
-         * @description Whether ETags echoed by the simulator keep or lose their surrounding quotes.
+         * @description Whether the part `ETag` header of uploads by this app keeps (`"<md5>"`, as S3) or loses (`<md5>`) its surrounding quotes. complete-upload accepts both forms regardless.
          * @enum {string}
          */
         EtagQuotes: "keep" | "strip";
@@ -496,6 +520,11 @@ export interface components {
         /** @description A stored fault rule. */
         Fault: components["schemas"]["FaultRule"] & {
             id: string;
+            /**
+             * Format: date-time
+             * @description When the rule was created (simulated clock).
+             */
+            created_at?: string;
             /** @description Applications left; null when unlimited. */
             remaining?: number | null;
             /** @description How many times the rule applied. */
@@ -528,8 +557,15 @@ export interface components {
             };
             /** @description Short summary of the request body. */
             body_summary?: unknown;
-            /** @description Id of the fault rule that applied, if any. */
+            /** @description Id of the fault rule that applied (`header` for an `X-Sim-Fault` header), if any. */
             fault_id?: string | null;
+            /**
+             * @description `api` for the partner API, `storage` for the storage host.
+             * @enum {string}
+             */
+            surface?: "api" | "storage";
+            /** @description Set when no complete response was sent (connection reset, hang, client gone). */
+            error?: string;
         };
         Health: {
             /** @enum {string} */
@@ -1130,7 +1166,10 @@ export interface operations {
     };
     clearFaults: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only records of this partner app. */
+                client_id?: components["parameters"]["ClientIdQuery"];
+            };
             header?: never;
             path?: never;
             cookie?: never;

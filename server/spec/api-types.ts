@@ -176,7 +176,8 @@ export interface paths {
          * Remove the cloud binding of a device
          * @description Not in the seed spec. Live notes ("Device binding"): `POST /open/partner/sdk/unbind`
          *     with `{type, sn}` and a User Token. Idempotent: unbinding an unbound (or signed,
-         *     never bound) device succeeds and leaves it unbound. Answers 403 `DEVICE_BOUND` when the
+         *     never bound) device succeeds and changes nothing (`false` stays `false`, `null` stays
+         *     `null`: nothing was released). Answers 403 `DEVICE_BOUND` when the
          *     device is bound to an account other than the caller, 404 `DEVICE_NOT_FOUND` when the
          *     serial was never signed. `bind_history` is not modified.
          */
@@ -344,7 +345,9 @@ export interface paths {
          * @description Seed spec §4.7: submit a publicly accessible audio URL; the answer is
          *     `{transcription_id, status: "PENDING", data: {}}`. Seed spec §5: authenticated with
          *     `X-Client-Id` and `X-Client-Api-Key` (the API key is not the secret key, live notes).
-         *     Note the trailing slash of the path.
+         *     Note the trailing slash of the path. The simulator answers `POST` without it (and
+         *     `GET …/transcriptions/{id}/` with one) with `307 Temporary Redirect` to the other
+         *     spelling, as a FastAPI backend does; whether the live service does is not known.
          *
          *     `params` and every object inside it are optional (seed spec: "not shown"); defaults:
          *     `transcribe.language` `auto` (or a BCP-47 code such as `en-US`), `transcribe.model`
@@ -770,7 +773,7 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
-        /** @description Rate limit exceeded (10 requests per minute per client id on the token endpoint, live notes). */
+        /** @description Rate limit exceeded. The live service documents 10 requests per minute per client id on the token endpoint (live notes; the simulator enforces it with `--live-rate-limits`). Any operation can answer 429 when a fault rule injects it (partner-sim control API), so clients can test their back-off. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -784,6 +787,36 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Server-side failure (500, 502, 503, 504). Not documented by the live service, but any HTTP service can answer it; the simulator does so only when a fault rule or an `X-Sim-Fault` header injects it. A `Retry-After` header may come with 503. */
+        ServerError: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterOptional"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "SERVICE_UNAVAILABLE",
+                 *       "message": "The service is temporarily unavailable."
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Storage host failure as S3 reports it (`InternalError` 500, `ServiceUnavailable` or `SlowDown` 503); injected by fault rules only. */
+        StorageServerError: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterOptional"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example <?xml version="1.0" encoding="UTF-8"?>
+                 *     <Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message><RequestId>4442587FB7D0A2F9</RequestId></Error>
+                 */
+                "application/xml": components["schemas"]["S3Error"];
             };
         };
     };
@@ -813,6 +846,8 @@ export interface components {
     headers: {
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
+        /** @description Seconds to wait before retrying, when the server suggests it. */
+        RetryAfterOptional: number;
         /** @description `"<lowercase hex md5 of the part>"` (quotes included). */
         PartETag: string;
         /** @description Quoted ETag of the object. For an object assembled from parts, the multipart form `"<hex md5 of the concatenated binary part md5s>-<number of parts>"`. */
@@ -889,6 +924,7 @@ export interface operations {
             };
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     refreshPartnerToken: {
@@ -942,6 +978,8 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createUserToken: {
@@ -982,6 +1020,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getDeviceBinding: {
@@ -1017,6 +1057,8 @@ export interface operations {
                 content?: never;
             };
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     signDeviceSerial: {
@@ -1056,6 +1098,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     bindDevice: {
@@ -1121,6 +1165,8 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     unbindDevice: {
@@ -1185,6 +1231,8 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     generatePresignedUrls: {
@@ -1235,6 +1283,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     uploadPart: {
@@ -1323,6 +1373,7 @@ export interface operations {
                     "application/xml": components["schemas"]["S3Error"];
                 };
             };
+            "5XX": components["responses"]["StorageServerError"];
         };
     };
     uploadPartPreflight: {
@@ -1430,6 +1481,8 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     downloadFile: {
@@ -1543,6 +1596,7 @@ export interface operations {
                     "application/xml": components["schemas"]["S3Error"];
                 };
             };
+            "5XX": components["responses"]["StorageServerError"];
         };
     };
     headFile: {
@@ -1624,6 +1678,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Storage failure (injected by a fault rule). No body. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     createTranscription: {
@@ -1657,6 +1718,8 @@ export interface operations {
             };
             401: components["responses"]["UnauthorizedApiKey"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getTranscription: {
@@ -1696,6 +1759,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
 }

@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { SimError } from '../core/errors.js';
+import type { OperationHook } from '../http/mountOperations.js';
+import { simLocals } from '../http/types.js';
+import type { Services } from '../services.js';
+import { FAULT_HEADER, parseFaultHeader } from './faultHeader.js';
+import type { FaultEffect, FaultSubject } from './faults.js';
+
+/** Error codes of injected statuses: the partner API's style, and S3's on the storage host. */
+const API_CODES: Record<number, string> = {
+  429: 'RATE_LIMITED',
+  500: 'INTERNAL_ERROR',
+  502: 'BAD_GATEWAY',
+  503: 'SERVICE_UNAVAILABLE',
+  504: 'GATEWAY_TIMEOUT',
+};
+const S3_CODES: Record<number, string> = {
+  429: 'SlowDown',
+  500: 'InternalError',
+  502: 'BadGateway',
+  503: 'ServiceUnavailable',
+  504: 'GatewayTimeout',
+};
+
+const first = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined;
+
+/**
+ * The app a request belongs to: the authenticated app on the partner API; on the storage
+ * host (no credentials) the owner of the upload session or file the presigned URL names.
+ */
+export function requestClientId(services: Services, req: Request, res: Response): string | undefined {
+  const sim = simLocals(res);
+  if (sim.auth?.app) return sim.auth.app.client_id;
+  if (!sim.op?.storage) return undefined;
+  const storage = services.storage;
+  if (sim.op.id === 'uploadPart') {
+    const uploadId = first(req.query.uploadId);
+    return uploadId ? storage.uploads.get(uploadId)?.client_id : undefined;
+  }
+  // From the URL, not req.params: the journal asks after the router has let go of them.
+  const fileId = /\/files\/([^/?]+)/.exec(req.originalUrl)?.[1];
+  return fileId ? storage.files.get(decodeURIComponent(fileId))?.client_id : undefined;
+}
+
+function subjectOf(services: Services, op: string, req: Request, res: Response): FaultSubject {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const part = first(req.query.partNumber);
+  return {
+    operation: op,
+    client_id: requestClientId(services, req, res),
+    sn: first(req.query.sn) ?? (typeof body.sn === 'string' ? body.sn : undefined),
+    part_number: part !== undefined && /^\d+$/.test(part) ? Number(part) : undefined,
+    user_id: typeof body.user_id === 'string' ? body.user_id : undefined,
+    path: req.originalUrl,
+  };
+}
+
+/**
+ * Fault injection at the hook point of every partner operation (after authentication on the
+ * API, before anything on the storage host): an `X-Sim-Fault` header, else the first stored
+ * rule that applies. Returns true when the fault answered (or dropped) the request.
+ */
+export function faultHook(services: Services): OperationHook {
+  return async (op, req, res) => {
+    const header = first(req.headers[FAULT_HEADER]);
+    if (header === undefined && services.faults.size === 0) return false;
+    const effect =
+      header !== undefined
+        ? parseFaultHeader(header, op.id)
+        : await services.faults.pick(subjectOf(services, op.id, req, res));
+    if (!effect) return false;
+    const sim = simLocals(res);
+    const shaped =
+      effect.status !== undefined || (effect.action !== undefined && effect.action !== 'wrong_etag');
+    sim.fault = { id: effect.id, action: effect.action, shaped };
+    if (effect.delay_ms && !(await pause(services, req, res, effect.delay_ms))) return true;
+    switch (effect.action) {
+      case 'reset':
+        // An RST, not a polite FIN: the client sees ECONNRESET, as with a dropped connection.
+        req.socket.resetAndDestroy();
+        return true;
+      case 'hang': {
+        const done = services.faults.hold(() => req.socket.destroy());
+        res.once('close', done);
+        return true;
+      }
+      case 'malformed':
+        truncateBody(res, effect.status);
+        return false;
+      case 'wrong_etag':
+        corruptEtag(res);
+        return false;
+    }
+    if (effect.status === undefined) return false;
+    answer(res, effect, sim.surface === 'storage');
+    return true;
+  };
+}
+
+/** Wait `ms` of real time (latency is felt by real clients); false when the client left. */
+function pause(services: Services, req: Request, res: Response, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = services.faults.hold(() => req.socket.destroy());
+    const timer = setTimeout(() => {
+      res.off('close', gone);
+      done();
+      resolve(!res.destroyed);
+    }, ms);
+    const gone = () => {
+      clearTimeout(timer);
+      done();
+      resolve(false);
+    };
+    res.once('close', gone);
+  });
+}
+
+function answer(res: Response, effect: FaultEffect, storage: boolean): void {
+  const status = effect.status!;
+  const headers = { ...effect.headers };
+  // A 429 without Retry-After would leave a client's back-off nothing to go on.
+  if (status === 429 && !Object.keys(headers).some((h) => h.toLowerCase() === 'retry-after')) {
+    headers['Retry-After'] = '1';
+  }
+  if (effect.body !== undefined) {
+    res.status(status).set(headers);
+    if (typeof effect.body === 'string') res.send(effect.body);
+    else res.json(effect.body);
+    return;
+  }
+  if (status < 400) {
+    res.status(status).set(headers).end();
+    return;
+  }
+  const code = (storage ? S3_CODES : API_CODES)[status] ?? (storage ? 'InjectedFault' : 'INJECTED_FAULT');
+  const message = effect.message ?? `Injected fault (${effect.id === 'header' ? FAULT_HEADER : effect.id})`;
+  // The error handler renders it as every other error of this surface (JSON or S3 XML).
+  throw new SimError(status, code, message, { headers });
+}
+
+/** `malformed`: the operation runs, but its JSON body arrives cut in half. */
+function truncateBody(res: Response, status: number | undefined): void {
+  const send = res.send.bind(res);
+  res.send = ((chunk?: unknown) => {
+    if (typeof chunk !== 'string' && !Buffer.isBuffer(chunk)) return send(chunk);
+    const bytes = Buffer.from(chunk);
+    if (status !== undefined) res.status(status);
+    if (!res.get('Content-Type')) res.type('application/json');
+    return send(bytes.subarray(0, Math.max(1, Math.floor(bytes.length / 2))));
+  }) as Response['send'];
+}
+
+/** `wrong_etag`: the part is stored, but the ETag header names other bytes. */
+function corruptEtag(res: Response): void {
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = ((name: string, value: number | string | readonly string[]) => {
+    if (name.toLowerCase() !== 'etag') return setHeader(name, value);
+    const md5 = createHash('md5')
+      .update(`partner-sim/wrong-etag/${String(value)}`)
+      .digest('hex');
+    return setHeader(name, `"${md5}"`);
+  }) as Response['setHeader'];
+}

@@ -1,0 +1,132 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { basicAuth, DEMO_US, http } from '../testing/http.js';
+import { startTestServer, type TestServer, tempDataDir } from '../testing/testServer.js';
+
+// Fault rules across servers: seeded probability, persistence, transcription outcomes, and
+// shutdown with a hung request. Each test starts the servers it needs.
+
+const running: TestServer[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (running.length) await running.pop()!.stop();
+  while (cleanups.length) await cleanups.pop()!();
+});
+async function start(...args: Parameters<typeof startTestServer>): Promise<TestServer> {
+  const s = await startTestServer(...args);
+  running.push(s);
+  return s;
+}
+
+const exchange = (s: TestServer) =>
+  http('POST', `${s.api}/oauth/partner/access-token`, {
+    headers: basicAuth(DEMO_US.client_id, DEMO_US.secret_key),
+    form: {},
+  });
+
+/** 40 token requests under a p=0.5 rule: the hit (503) / miss (200) sequence as a string. */
+async function sequence(seed: string): Promise<string> {
+  const s = await start({ seed });
+  const f = await http('POST', `${s.admin}/faults`, {
+    json: { operation: 'getPartnerToken', status: 503, probability: 0.5 },
+  });
+  expect(f.status).toBe(201);
+  let out = '';
+  for (let i = 0; i < 40; i++) out += (await exchange(s)).status === 503 ? 'x' : '.';
+  const hits = (await http('GET', `${s.admin}/faults`)).body[0].hits;
+  expect(hits).toBe(out.split('x').length - 1);
+  return out;
+}
+
+describe('probability', () => {
+  it('gives the same hit/miss sequence for the same seed, another for another seed', async () => {
+    const a = await sequence('ci-seed-1');
+    const b = await sequence('ci-seed-1');
+    const c = await sequence('ci-seed-2');
+    expect(a).toBe(b);
+    expect(c).not.toBe(a);
+    const hits = a.split('x').length - 1;
+    expect(hits).toBeGreaterThan(5);
+    expect(hits).toBeLessThan(35);
+  });
+});
+
+describe('persistence', () => {
+  it('keeps rules and their remaining count across a restart', async () => {
+    const { dir, cleanup } = await tempDataDir();
+    cleanups.push(cleanup);
+    const a = await start({ inMemory: false, dataDir: dir });
+    await http('POST', `${a.admin}/faults`, {
+      json: { operation: 'getPartnerToken', status: 503, times: 3 },
+    });
+    expect((await exchange(a)).status).toBe(503);
+    await a.stop();
+    running.pop();
+    const b = await start({ inMemory: false, dataDir: dir });
+    expect((await http('GET', `${b.admin}/faults`)).body[0]).toMatchObject({ remaining: 2, hits: 1 });
+    expect([(await exchange(b)).status, (await exchange(b)).status, (await exchange(b)).status]).toEqual([
+      503, 503, 200,
+    ]);
+  });
+});
+
+describe('transcription outcomes', () => {
+  const headers = { 'x-client-id': DEMO_US.client_id, 'x-client-api-key': DEMO_US.api_key };
+  const submit = (s: TestServer) =>
+    http('POST', `${s.api}/open/partner/ai/transcriptions/`, {
+      headers,
+      json: { file_url: 'https://example.com/audio/meeting.mp3' },
+    });
+  const status = async (s: TestServer, id: string) =>
+    (await http('GET', `${s.api}/open/partner/ai/transcriptions/${id}`, { headers })).body;
+
+  it('ends the next tasks of an app in FAILURE or REVOKED, or keeps them in a state', async () => {
+    const s = await start({ transcriptionDelay: 1000 });
+    const rule = (json: Record<string, unknown>) =>
+      http('POST', `${s.admin}/faults`, { json: { operation: 'createTranscription', times: 1, ...json } });
+    await rule({ transcription_outcome: 'FAILURE', message: 'Unsupported audio codec' });
+    const failed = (await submit(s)).body;
+    await rule({ transcription_outcome: 'REVOKED' });
+    const revoked = (await submit(s)).body;
+    await rule({ transcription_outcome: 'PROGRESS' });
+    const stuck = (await submit(s)).body;
+    const normal = (await submit(s)).body;
+    expect(failed.status).toBe('PENDING');
+    await http('POST', `${s.admin}/clock`, { json: { advance_ms: 60_000 } });
+    expect(await status(s, failed.transcription_id)).toMatchObject({
+      status: 'FAILURE',
+      message: 'Unsupported audio codec',
+    });
+    expect((await status(s, revoked.transcription_id)).status).toBe('REVOKED');
+    expect((await status(s, stuck.transcription_id)).status).toBe('PROGRESS');
+    expect((await status(s, normal.transcription_id)).status).toBe('SUCCESS');
+  });
+
+  it('scopes outcome rules to one app with match.client_id', async () => {
+    const s = await start({ transcriptionDelay: 0 });
+    await http('POST', `${s.admin}/faults`, {
+      json: {
+        operation: 'createTranscription',
+        transcription_outcome: 'FAILURE',
+        match: { client_id: 'other-partner-us' },
+      },
+    });
+    const mine = (await submit(s)).body;
+    expect((await status(s, mine.transcription_id)).status).toBe('SUCCESS');
+  });
+});
+
+describe('shutdown', () => {
+  it('does not wait for a hung request', async () => {
+    const s = await start();
+    await http('POST', `${s.admin}/faults`, { json: { operation: 'getPartnerToken', action: 'hang' } });
+    const pending = exchange(s).catch((e: Error) => e);
+    for (let i = 0; i < 50; i++) {
+      if ((await http('GET', `${s.admin}/faults`)).body[0].hits > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const t0 = performance.now();
+    await s.stop();
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(await pending).toBeInstanceOf(Error);
+  });
+});

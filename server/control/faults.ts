@@ -1,0 +1,237 @@
+import type { Clock } from '../core/clock.js';
+import { toIso } from '../core/clock.js';
+import { SimError } from '../core/errors.js';
+import type { Random } from '../core/random.js';
+import type { components } from '../spec/admin-types.js';
+import type { Collection, Store } from '../store/store.js';
+
+export type FaultRule = components['schemas']['FaultRule'];
+export type Fault = components['schemas']['Fault'];
+export type FaultAction = NonNullable<FaultRule['action']>;
+export type TranscriptionOutcome = NonNullable<FaultRule['transcription_outcome']>;
+
+/** What a request offers to `match`: whatever the HTTP layer could tell about it. */
+export interface FaultSubject {
+  operation: string;
+  client_id?: string | undefined;
+  sn?: string | undefined;
+  part_number?: number | undefined;
+  user_id?: string | undefined;
+  /** Path and query as received. */
+  path: string;
+}
+
+/** The effect the HTTP layer carries out: a stored rule or an `X-Sim-Fault` header. */
+export interface FaultEffect {
+  /** Rule id, or `header` for the per-request header. */
+  id: string;
+  status?: number | undefined;
+  body?: unknown;
+  headers?: Record<string, string> | undefined;
+  delay_ms?: number | undefined;
+  action?: FaultAction | undefined;
+  message?: string | undefined;
+}
+
+interface StoredFault extends Fault {
+  /** Creation order; the store does not keep insertion order across restarts. */
+  seq: number;
+}
+
+/**
+ * Fault rules: which requests fail, and how. Rules are stored (collection `faults`), so they
+ * and their `remaining` counts survive restarts. Each rule draws its `probability` from its
+ * own fork of the seeded random source, so one rule's draws never shift another's and the
+ * same seed gives the same sequence. No Express here: the HTTP layer (control/faultHook.ts)
+ * asks `pick` for an effect and carries it out.
+ */
+export class FaultService {
+  private readonly rules: Collection<StoredFault>;
+  private readonly streams = new Map<string, Random>();
+  private readonly held = new Set<() => void>();
+
+  constructor(
+    store: Store,
+    private readonly clock: Clock,
+    private readonly random: Random,
+    /** operationIds of the partner API, to refuse rules that could never fire. */
+    private readonly operations: () => ReadonlySet<string>,
+  ) {
+    this.rules = store.collection<StoredFault>('faults');
+  }
+
+  async create(rule: FaultRule): Promise<Fault> {
+    this.check(rule);
+    const id = `flt_${this.random.hex(4)}`;
+    const seq = this.ordered().reduce((m, r) => Math.max(m, r.seq), 0) + 1;
+    const stored: StoredFault = {
+      ...rule,
+      id,
+      created_at: toIso(this.clock.now()),
+      remaining: rule.times ?? null,
+      hits: 0,
+      seq,
+    };
+    await this.rules.put(id, stored);
+    return publicView(stored);
+  }
+
+  /** How many rules are stored (exhausted ones included): 0 lets the hot path skip matching. */
+  get size(): number {
+    return this.rules.size;
+  }
+
+  /** Rules in creation order; with `clientId`, only those scoped to that app. */
+  list(clientId?: string): Fault[] {
+    return this.ordered()
+      .filter((r) => clientId === undefined || r.match?.client_id === clientId)
+      .map(publicView);
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await this.rules.delete(id))) throw SimError.notFound('FAULT_NOT_FOUND', `No fault rule ${id}`);
+    this.streams.delete(id);
+  }
+
+  /** Every rule, or with `clientId` only the rules scoped to that app. */
+  async clear(clientId?: string): Promise<number> {
+    return this.rules.deleteWhere((r) => clientId === undefined || r.match?.client_id === clientId);
+  }
+
+  /**
+   * The rule that applies to this request, counted as applied; undefined when none does.
+   * Outcome rules (`transcription_outcome`) are left to `outcomeFor`.
+   */
+  async pick(subject: FaultSubject): Promise<FaultEffect | undefined> {
+    const rule = this.firstHit(
+      (r) => r.operation === subject.operation && !r.transcription_outcome && matches(r, subject),
+    );
+    if (!rule) return undefined;
+    await this.count(rule);
+    return {
+      id: rule.id,
+      status: rule.status,
+      body: rule.body,
+      headers: rule.headers,
+      delay_ms: rule.delay_ms,
+      action: rule.action,
+      message: rule.message,
+    };
+  }
+
+  /**
+   * Consulted by the transcription service when an app submits a task: the state the task
+   * must end in (or stay in), when an outcome rule of that app (or of every app) applies.
+   */
+  outcomeFor(clientId: string): { status: TranscriptionOutcome; message?: string } | undefined {
+    const rule = this.firstHit(
+      (r) =>
+        r.operation === 'createTranscription' &&
+        r.transcription_outcome !== undefined &&
+        (r.match?.client_id === undefined || r.match.client_id === clientId),
+    );
+    if (!rule?.transcription_outcome) return undefined;
+    // The count is in memory at once; its durable write may finish after the answer.
+    this.count(rule).catch(() => {});
+    return rule.message === undefined
+      ? { status: rule.transcription_outcome }
+      : { status: rule.transcription_outcome, message: rule.message };
+  }
+
+  /** Keep a hung response's way out, so shutdown can cut it instead of waiting. */
+  hold(release: () => void): () => void {
+    this.held.add(release);
+    return () => this.held.delete(release);
+  }
+
+  /** Cut every hung response (server shutdown). */
+  releaseHeld(): void {
+    for (const release of [...this.held]) release();
+    this.held.clear();
+  }
+
+  resetAll(): void {
+    this.streams.clear();
+  }
+
+  async resetApp(clientId: string): Promise<void> {
+    await this.clear(clientId);
+  }
+
+  private ordered(): StoredFault[] {
+    return this.rules.list().sort((a, b) => a.seq - b.seq);
+  }
+
+  /** First live rule that `pred` accepts and that wins its probability draw. */
+  private firstHit(pred: (r: StoredFault) => boolean): StoredFault | undefined {
+    for (const r of this.ordered()) {
+      if (r.remaining === 0 || !pred(r)) continue;
+      if (r.probability !== undefined && r.probability < 1 && this.stream(r.id).next() >= r.probability) {
+        continue;
+      }
+      return r;
+    }
+    return undefined;
+  }
+
+  private stream(id: string): Random {
+    let s = this.streams.get(id);
+    if (!s) {
+      s = this.random.fork(`faults/${id}`);
+      this.streams.set(id, s);
+    }
+    return s;
+  }
+
+  private count(r: StoredFault): Promise<void> {
+    const remaining = r.remaining === null || r.remaining === undefined ? null : Math.max(0, r.remaining - 1);
+    return this.rules.put(r.id, { ...r, remaining, hits: r.hits + 1 });
+  }
+
+  /** What the schema cannot say: which combinations make sense. */
+  private check(rule: FaultRule): void {
+    const bad = (field: string, msg: string) => SimError.invalidField(['body', field], msg);
+    if (!this.operations().has(rule.operation)) {
+      const known = [...this.operations()].sort().join(', ');
+      throw bad('operation', `Unknown operationId ${rule.operation}; one of: ${known}`);
+    }
+    if (rule.transcription_outcome !== undefined) {
+      if (rule.operation !== 'createTranscription')
+        throw bad('transcription_outcome', 'Only for operation createTranscription');
+      const others = (['status', 'body', 'headers', 'delay_ms', 'action'] as const).filter(
+        (k) => rule[k] !== undefined,
+      );
+      if (others.length > 0)
+        throw bad(others[0]!, 'A transcription_outcome rule changes the task, not the HTTP answer');
+      return;
+    }
+    if (rule.action === 'wrong_etag' && rule.operation !== 'uploadPart')
+      throw bad('action', 'wrong_etag applies to operation uploadPart only');
+    // Only `malformed` keeps a status of its own; every action decides the body itself.
+    const answer = (['status', 'body', 'headers'] as const).filter((k) => rule[k] !== undefined);
+    const clash =
+      rule.action === 'malformed' ? answer.filter((k) => k !== 'status') : rule.action ? answer : [];
+    if (clash.length > 0) throw bad(clash[0]!, `action ${rule.action} answers without ${clash[0]}`);
+    if ((rule.body !== undefined || rule.headers !== undefined) && rule.status === undefined)
+      throw bad(rule.body !== undefined ? 'body' : 'headers', 'Needs status');
+    if (rule.status === undefined && rule.delay_ms === undefined && rule.action === undefined)
+      throw bad('status', 'Give at least one of status, delay_ms, action or transcription_outcome');
+  }
+}
+
+function matches(r: FaultRule, s: FaultSubject): boolean {
+  const m = r.match;
+  if (!m) return true;
+  return (
+    (m.client_id === undefined || m.client_id === s.client_id) &&
+    (m.sn === undefined || m.sn === s.sn) &&
+    (m.part_number === undefined || m.part_number === s.part_number) &&
+    (m.user_id === undefined || m.user_id === s.user_id) &&
+    (m.path_contains === undefined || s.path.includes(m.path_contains))
+  );
+}
+
+function publicView(r: StoredFault): Fault {
+  const { seq: _seq, ...rest } = r;
+  return rest;
+}

@@ -1,0 +1,288 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { completeUpload, putPart, startUpload } from '../storage/uploadClient.js';
+import { basicAuth, bearer, DEMO_US, http, OTHER_US, userToken } from '../testing/http.js';
+import { startTestServer, type TestServer } from '../testing/testServer.js';
+import { Journal } from './journal.js';
+import { REDACTED, redactHeaders, scrub, summarizeBody } from './redact.js';
+
+const running: TestServer[] = [];
+afterEach(async () => {
+  while (running.length) await running.pop()!.stop();
+});
+async function start(...args: Parameters<typeof startTestServer>): Promise<TestServer> {
+  const s = await startTestServer(...args);
+  running.push(s);
+  return s;
+}
+const exchange = (s: TestServer, app = DEMO_US) =>
+  http('POST', `${s.api}/oauth/partner/access-token`, {
+    headers: basicAuth(app.client_id, app.secret_key),
+    form: {},
+  });
+// biome-ignore lint/suspicious/noExplicitAny: journal entries are read as JSON
+const journal = async (s: TestServer, query = ''): Promise<any[]> => {
+  const r = await http('GET', `${s.admin}/requests${query}`);
+  expect(r.status, r.text).toBe(200);
+  return r.body;
+};
+
+describe('request journal', () => {
+  it('records partner API and storage requests, not control API ones, newest first', async () => {
+    const s = await start({ chunkSize: 1024 });
+    const { user } = await userToken(s.api, DEMO_US);
+    const up = await startUpload(s.api, user, 10);
+    await putPart(up.Parts[0]!.PresignedUrl, Buffer.alloc(10));
+    await http('GET', `${s.api}/no/such/path`);
+    await http('GET', `${s.admin}/clock`);
+    const all = await journal(s);
+    expect(all.map((e) => e.operation)).toEqual([
+      null,
+      'uploadPart',
+      'generatePresignedUrls',
+      'createUserToken',
+      'getPartnerToken',
+    ]);
+    const [notFound, part, presign] = all;
+    expect(notFound).toMatchObject({ status: 404, method: 'GET', path: '/developer/api/no/such/path' });
+    expect(part).toMatchObject({
+      method: 'PUT',
+      status: 200,
+      surface: 'storage',
+      client_id: DEMO_US.client_id,
+      body_summary: { bytes: 10 },
+      fault_id: null,
+    });
+    expect(presign).toMatchObject({
+      status: 200,
+      surface: 'api',
+      region: 'us',
+      client_id: DEMO_US.client_id,
+      body_summary: { filesize: 10, filetype: 'mp3' },
+    });
+    expect(presign.latency_ms).toBeGreaterThan(0);
+    expect(Date.parse(presign.time)).toBeGreaterThan(0);
+    expect(all.map((e) => e.id)).toEqual([...all.map((e) => e.id)].sort().reverse());
+  });
+
+  it('filters by operation, status, client_id, since and limit', async () => {
+    const s = await start();
+    await exchange(s);
+    await exchange(s, OTHER_US);
+    await exchange(s, { ...DEMO_US, secret_key: 'wrong' });
+    const mark = new Date(Date.parse((await http('GET', `${s.admin}/clock`)).body.now) + 1).toISOString();
+    await http('POST', `${s.admin}/clock`, { json: { advance_ms: 5000 } });
+    await exchange(s, OTHER_US);
+    expect(await journal(s, '?operation=getPartnerToken')).toHaveLength(4);
+    const refused = await journal(s, '?status=401');
+    // A refused request is filed under the client id it claimed.
+    expect(refused.map((e) => e.client_id)).toEqual([DEMO_US.client_id]);
+    expect(await journal(s, `?client_id=${OTHER_US.client_id}`)).toHaveLength(2);
+    expect(await journal(s, `?client_id=${DEMO_US.client_id}&status=200`)).toHaveLength(1);
+    const since = await journal(s, `?since=${encodeURIComponent(mark)}`);
+    expect(since.map((e) => e.client_id)).toEqual([OTHER_US.client_id]);
+    expect(await journal(s, '?limit=2')).toHaveLength(2);
+    for (const q of ['?limit=0', '?status=99', '?since=yesterday']) {
+      const r = await http('GET', `${s.admin}/requests${q}`);
+      expect(r.status, q).toBe(422);
+      expect(r.body.detail[0].loc[0]).toBe('query');
+    }
+  });
+
+  it('keeps only the last --journal-size entries', async () => {
+    const s = await start({ journalSize: 5 });
+    for (let i = 0; i < 8; i++) await exchange(s);
+    const all = await journal(s, '?limit=100');
+    expect(all.map((e) => e.id)).toEqual([
+      'req_000008',
+      'req_000007',
+      'req_000006',
+      'req_000005',
+      'req_000004',
+    ]);
+  });
+
+  it('clears everything or one app', async () => {
+    const s = await start();
+    await exchange(s);
+    await exchange(s, OTHER_US);
+    expect((await http('DELETE', `${s.admin}/requests?client_id=${DEMO_US.client_id}`)).status).toBe(204);
+    expect((await journal(s)).map((e) => e.client_id)).toEqual([OTHER_US.client_id]);
+    await http('DELETE', `${s.admin}/requests`);
+    expect(await journal(s)).toEqual([]);
+  });
+
+  it('marks requests a fault shaped', async () => {
+    const s = await start();
+    const f = await http('POST', `${s.admin}/faults`, {
+      json: { operation: 'getPartnerToken', status: 503 },
+    });
+    await exchange(s);
+    await http('POST', `${s.api}/oauth/partner/access-token`, {
+      headers: { ...basicAuth(OTHER_US.client_id, OTHER_US.secret_key), 'X-Sim-Fault': 'status=500' },
+    });
+    const [header, rule] = await journal(s);
+    expect(rule).toMatchObject({ status: 503, fault_id: f.body.id });
+    expect(header).toMatchObject({ status: 500, fault_id: 'header' });
+  });
+});
+
+describe('redaction', () => {
+  it('never keeps a token, secret, API key or signature in the journal', async () => {
+    const s = await start({ chunkSize: 1024, transcriptionDelay: 0 });
+    const secrets: string[] = [DEMO_US.secret_key, DEMO_US.api_key];
+    const p = await exchange(s);
+    secrets.push(p.body.access_token, p.body.refresh_token);
+    const refreshed = await http('POST', `${s.api}/oauth/partner/access-token/refresh`, {
+      headers: basicAuth(DEMO_US.client_id, DEMO_US.secret_key),
+      form: { refresh_token: p.body.refresh_token },
+    });
+    expect(refreshed.status).toBe(200);
+    secrets.push(refreshed.body.access_token, refreshed.body.refresh_token);
+    const u = await http('POST', `${s.api}/open/partner/users/access-token`, {
+      headers: bearer(p.body.access_token),
+      json: { user_id: 'redaction-user' },
+    });
+    secrets.push(u.body.access_token);
+    const user = u.body.access_token as string;
+    const bytes = Buffer.alloc(1500, 7);
+    const up = await startUpload(s.api, user, bytes.length);
+    const etags = [];
+    for (const part of up.Parts) {
+      secrets.push(new URL(part.PresignedUrl).searchParams.get('X-Amz-Signature')!);
+      etags.push(
+        (
+          await putPart(
+            part.PresignedUrl,
+            bytes.subarray((part.PartNumber - 1) * 1024, part.PartNumber * 1024),
+          )
+        ).etag!,
+      );
+    }
+    const done = await completeUpload(s.api, user, {
+      file_id: up.FileId,
+      upload_id: up.UploadId,
+      part_list: etags.map((ETag, i) => ({ PartNumber: i + 1, ETag })),
+    });
+    expect(done.status).toBe(200);
+    secrets.push(new URL(done.body.DownloadUrl).searchParams.get('X-Amz-Signature')!);
+    expect((await (await fetch(done.body.DownloadUrl)).arrayBuffer()).byteLength).toBe(1500);
+    const apiKeyHeaders = { 'x-client-id': DEMO_US.client_id, 'x-client-api-key': DEMO_US.api_key };
+    const task = await http('POST', `${s.api}/open/partner/ai/transcriptions/`, {
+      headers: apiKeyHeaders,
+      json: { file_url: done.body.DownloadUrl },
+    });
+    expect(task.status).toBe(200);
+    await http('GET', `${s.api}/open/partner/ai/transcriptions/${task.body.transcription_id}`, {
+      headers: apiKeyHeaders,
+    });
+    // A refused request with a secret in it is journaled too, and redacted too.
+    await http('POST', `${s.api}/oauth/partner/access-token`, {
+      headers: basicAuth(DEMO_US.client_id, 'a-wrong-but-secret-value'),
+    });
+    secrets.push(Buffer.from(`${DEMO_US.client_id}:${DEMO_US.secret_key}`).toString('base64'));
+    secrets.push('a-wrong-but-secret-value');
+
+    const entries = await journal(s, '?limit=1000');
+    expect(new Set(entries.map((e) => e.operation))).toEqual(
+      new Set([
+        'getPartnerToken',
+        'refreshPartnerToken',
+        'createUserToken',
+        'generatePresignedUrls',
+        'uploadPart',
+        'completeUpload',
+        'downloadFile',
+        'createTranscription',
+        'getTranscription',
+      ]),
+    );
+    const text = JSON.stringify(entries);
+    for (const secret of secrets) {
+      expect(secret.length).toBeGreaterThan(8);
+      expect(text, `journal leaks ${secret.slice(0, 12)}…`).not.toContain(secret);
+    }
+    expect(text).toContain(`"authorization":"Bearer ${REDACTED}"`);
+    expect(text).toContain(`"x-client-api-key":"${REDACTED}"`);
+    expect(text).toContain(`X-Amz-Signature=${REDACTED}`);
+    const refresh = entries.find((e) => e.operation === 'refreshPartnerToken');
+    expect(refresh.body_summary).toEqual({ refresh_token: REDACTED });
+  });
+});
+
+describe('redact helpers', () => {
+  it('redact secret headers and keep the rest', () => {
+    expect(
+      redactHeaders({
+        authorization: 'Basic ZGVtbzpzZWNyZXQ=',
+        'X-Client-Api-Key': 'k',
+        cookie: 'a=b',
+        'x-client-id': 'demo',
+        'user-agent': 'curl/8',
+      }),
+    ).toEqual({
+      authorization: `Basic ${REDACTED}`,
+      'x-client-api-key': REDACTED,
+      cookie: REDACTED,
+      'x-client-id': 'demo',
+      'user-agent': 'curl/8',
+    });
+  });
+
+  it('scrub JWTs, presigned signatures and generated keys from free text', () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlc2ln';
+    expect(scrub(`token ${jwt} end`)).toBe(`token ${REDACTED} end`);
+    expect(scrub('/f?X-Amz-Credential=AK%2F1&X-Amz-Date=1&X-Amz-Signature=abc')).toBe(
+      `/f?X-Amz-Credential=${REDACTED}&X-Amz-Date=1&X-Amz-Signature=${REDACTED}`,
+    );
+    expect(scrub('rt_abcdefghijklmnopqrstuvwxyz')).toBe(REDACTED);
+  });
+
+  it('summarize bodies: fields with secrets redacted, long values cut, binary as size', () => {
+    expect(
+      summarizeBody(
+        { user_id: 'u1', secret_key: 'x', nested: { api_key: 'y', n: 1 }, long: 'a'.repeat(300) },
+        {},
+      ),
+    ).toEqual({
+      user_id: 'u1',
+      secret_key: REDACTED,
+      nested: { api_key: REDACTED, n: 1 },
+      long: `${'a'.repeat(256)}… (300 chars)`,
+    });
+    expect(summarizeBody(undefined, { 'content-length': '42', 'content-type': 'audio/mpeg' })).toEqual({
+      bytes: 42,
+      content_type: 'audio/mpeg',
+    });
+    expect(summarizeBody(undefined, {})).toBeUndefined();
+  });
+});
+
+describe('Journal ring', () => {
+  const entry = (client_id: string) => ({
+    time: '2024-01-01T00:00:00.000Z',
+    operation: 'x',
+    method: 'GET',
+    path: '/',
+    status: 200,
+    latency_ms: 1,
+    client_id,
+    headers: {},
+    fault_id: null,
+  });
+
+  it('wraps around and clears one app while keeping order', () => {
+    const j = new Journal(3);
+    for (const c of ['a', 'b', 'a', 'b', 'a']) j.add(entry(c), 0);
+    expect(j.list().map((e) => e.id)).toEqual(['req_000005', 'req_000004', 'req_000003']);
+    expect(j.clear('a')).toBe(2);
+    expect(j.list().map((e) => e.id)).toEqual(['req_000004']);
+    j.add(entry('c'), 0);
+    expect(j.list().map((e) => e.id)).toEqual(['req_000006', 'req_000004']);
+  });
+
+  it('records nothing with capacity 0', () => {
+    const j = new Journal(0);
+    j.add(entry('a'), 0);
+    expect(j.list()).toEqual([]);
+  });
+});

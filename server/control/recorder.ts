@@ -1,0 +1,102 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { toIso } from '../core/clock.js';
+import { decodeJwt } from '../domain/jwt.js';
+import { simLocals } from '../http/types.js';
+import type { Services } from '../services.js';
+import { requestClientId } from './faultHook.js';
+import type { JournalEntry } from './journal.js';
+import { redactHeaders, scrub, summarizeBody } from './redact.js';
+
+export type Surface = 'api' | 'storage' | 'admin';
+
+/**
+ * The client id a request claims before (or without) passing authentication: Basic user
+ * name, `X-Client-Id`, or the unverified `client_id` claim of a bearer token. Used only to
+ * file a refused request (401) under the app it was meant for, so a partner can see what
+ * their client sent; never to authorize anything.
+ */
+function claimedClientId(req: Request): string | undefined {
+  const id = req.headers['x-client-id'];
+  if (typeof id === 'string' && id) return id;
+  const auth = req.headers.authorization ?? '';
+  const basic = /^Basic\s+(\S+)/i.exec(auth);
+  if (basic) {
+    const user = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0];
+    return user || undefined;
+  }
+  const bearer = /^Bearer\s+(\S+)/i.exec(auth);
+  if (!bearer) return undefined;
+  try {
+    const claim = decodeJwt(bearer[1]!).client_id;
+    return typeof claim === 'string' ? claim : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function outcome(res: Response): { status: number; error?: string } {
+  if (res.writableFinished) return { status: res.statusCode };
+  const fault = simLocals(res).fault;
+  if (res.headersSent) return { status: res.statusCode, error: 'response cut short: connection closed' };
+  if (fault?.action === 'reset') return { status: 0, error: `connection reset by fault ${fault.id}` };
+  if (fault?.action === 'hang')
+    return { status: 0, error: `no response (hang fault ${fault.id}); connection closed` };
+  return { status: 0, error: 'connection closed before a response was sent' };
+}
+
+/**
+ * Records every request when its connection is done with it: one journal entry (partner
+ * API and storage host) and one log line (info; the control API's own requests at debug).
+ * Everything recorded goes through the same redaction, so neither holds a secret in clear.
+ */
+export function requestRecorder(
+  services: Services,
+  surfaceOf: (url: string) => Surface | undefined,
+): RequestHandler {
+  const { clock, logger } = services.deps;
+  return (req, res, next) => {
+    const surface = surfaceOf(req.originalUrl);
+    const receivedMs = clock.now();
+    const started = performance.now();
+    res.once('close', () => {
+      const sim = simLocals(res);
+      const { status, error } = outcome(res);
+      const entry: Omit<JournalEntry, 'id'> = {
+        time: toIso(receivedMs),
+        operation: sim.op?.id ?? null,
+        method: req.method,
+        path: scrub(req.originalUrl),
+        status,
+        latency_ms: Math.round((performance.now() - started) * 100) / 100,
+        client_id:
+          (surface !== 'admin' && (requestClientId(services, req, res) ?? claimedClientId(req))) || null,
+        ...(surface === 'api' ? { region: sim.region } : {}),
+        headers: redactHeaders(req.headers),
+        fault_id: sim.fault?.id ?? null,
+        ...(surface === 'api' || surface === 'storage' ? { surface } : {}),
+        ...(error ? { error } : {}),
+      };
+      const body = summarizeBody(req.body, req.headers);
+      if (body !== undefined) entry.body_summary = body;
+      if (surface === 'api' || surface === 'storage') {
+        const saved = services.journal.add(entry, receivedMs);
+        logger.info({ ...lineOf(saved), ...detail(logger.isLevelEnabled('debug'), saved) }, 'request');
+      } else if (logger.isLevelEnabled('debug')) {
+        logger.debug({ ...lineOf({ id: '-', ...entry }), surface: surface ?? 'other' }, 'request');
+      }
+    });
+    next();
+  };
+}
+
+/**
+ * The fields of a log line: everything but headers and body, which only debug adds. The
+ * simulated arrival time becomes `sim_time`, beside pino's own (real) `time`.
+ */
+function lineOf(e: JournalEntry): Record<string, unknown> {
+  const { headers: _h, body_summary: _b, time, ...line } = e;
+  return { ...line, sim_time: time };
+}
+
+const detail = (debug: boolean, e: JournalEntry): Record<string, unknown> =>
+  debug ? { headers: e.headers, body_summary: e.body_summary } : {};

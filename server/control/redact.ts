@@ -1,0 +1,84 @@
+/**
+ * Redaction shared by the request journal and the request log: neither may ever hold a
+ * credential in clear. Names that smell of secrets are redacted whatever their value, and
+ * values that look like secrets (JWTs, presigned signatures) are redacted wherever they sit.
+ */
+export const REDACTED = '[redacted]';
+
+const SECRET_NAME = /token|secret|passw|api[-_]?key|signature|credential|authorization|cookie|session/i;
+/** Three base64url segments starting like a JSON header: a JWT. */
+const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
+/** `name=value` pairs of a query string whose name is secret (presigned URLs carry them). */
+const SECRET_PARAM =
+  /([?&;](?:[^=&#\s]*?(?:signature|credential|security-token|token|secret|api[-_]?key|password)[^=&#\s]*))=([^&#\s]*)/gi;
+/** Opaque secrets this simulator hands out (refresh tokens, generated keys). */
+const OPAQUE = /\b(?:rt|sk|ak)_[A-Za-z0-9_-]{16,}/g;
+
+export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
+
+/** Remove secret-looking parts from any free text (URLs, header values, body strings). */
+export function scrub(text: string): string {
+  return text.replace(JWT, REDACTED).replace(SECRET_PARAM, `$1=${REDACTED}`).replace(OPAQUE, REDACTED);
+}
+
+/** Request headers, lower-cased, secrets redacted; `Authorization` keeps its scheme. */
+export function redactHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(headers)) {
+    if (raw === undefined) continue;
+    const key = name.toLowerCase();
+    const value = Array.isArray(raw) ? raw.join(', ') : raw;
+    if (key === 'authorization' || key === 'proxy-authorization') {
+      const scheme = /^(\w+)\s/.exec(value)?.[1];
+      out[key] = scheme ? `${scheme} ${REDACTED}` : REDACTED;
+    } else if (isSecretName(key)) out[key] = REDACTED;
+    else out[key] = scrub(value);
+  }
+  return out;
+}
+
+const MAX_STRING = 256;
+const MAX_ITEMS = 5;
+const MAX_DEPTH = 3;
+
+/** A JSON (or form) body made safe and small: secret fields redacted, long values cut. */
+export function summarizeValue(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') {
+    const clean = scrub(value);
+    return clean.length > MAX_STRING ? `${clean.slice(0, MAX_STRING)}… (${value.length} chars)` : clean;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return Array.isArray(value) ? `[${value.length} items]` : '{…}';
+  if (Array.isArray(value)) {
+    const head = value.slice(0, MAX_ITEMS).map((v) => summarizeValue(v, depth + 1));
+    return value.length > MAX_ITEMS ? [...head, `… ${value.length - MAX_ITEMS} more`] : head;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] =
+      isSecretName(k) && v !== undefined && v !== null && v !== '' ? REDACTED : summarizeValue(v, depth + 1);
+  }
+  return out;
+}
+
+/**
+ * Summary of a request body: the redacted JSON/form fields when the body was parsed, else
+ * its size and type (binary uploads), else nothing.
+ */
+export function summarizeBody(
+  parsed: unknown,
+  headers: Record<string, string | string[] | undefined>,
+): unknown {
+  const length = Number(headers['content-length']);
+  const type = headers['content-type'];
+  if (parsed !== undefined && parsed !== null && typeof parsed === 'object' && !Buffer.isBuffer(parsed)) {
+    return summarizeValue(parsed);
+  }
+  if (Number.isFinite(length) && length > 0) {
+    return { bytes: length, ...(typeof type === 'string' ? { content_type: type } : {}) };
+  }
+  if (headers['transfer-encoding']) return { bytes: null, content_type: type ?? null };
+  return undefined;
+}
