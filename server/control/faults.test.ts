@@ -263,14 +263,17 @@ describe('X-Sim-Fault header', () => {
     expect(['ECONNRESET', 'UND_ERR_SOCKET']).toContain(err.code);
   });
 
-  it.each(['status=abc', 'colour=red', 'retry_after=2', 'action=wrong_etag', 'action=explode'])(
-    'refuses %s with 422 naming the header',
-    async (value) => {
-      const r = await exchange(DEMO_US, { 'X-Sim-Fault': value });
-      expect(r.status).toBe(422);
-      expect(r.body.detail[0].loc).toEqual(['header', 'x-sim-fault']);
-    },
-  );
+  it.each([
+    'status=abc',
+    'colour=red',
+    'retry_after=2',
+    'action=wrong_etag',
+    'action=explode',
+  ])('refuses %s with 422 naming the header', async (value) => {
+    const r = await exchange(DEMO_US, { 'X-Sim-Fault': value });
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0].loc).toEqual(['header', 'x-sim-fault']);
+  });
 });
 
 describe('createFault input', () => {

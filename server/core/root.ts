@@ -13,7 +13,7 @@ function findRoot(): string {
     if (existsSync(join(dir, 'openapi.yaml')) && existsSync(join(dir, 'package.json'))) return dir;
     const up = dirname(dir);
     if (up === dir)
-      throw new Error('partner-sim: cannot find openapi.yaml above ' + fileURLToPath(import.meta.url));
+      throw new Error(`partner-sim: cannot find openapi.yaml above ${fileURLToPath(import.meta.url)}`);
     dir = up;
   }
 }

@@ -193,20 +193,19 @@ describe('credentials on every device operation', () => {
     ),
   ] as const;
 
-  it.each(ops)(
-    '%s refuses no token, a bad token, a partner token and another region’s token',
-    async (_op, send) => {
-      const cases: [string | undefined, string, number, string][] = [
-        [undefined, sim.api, 401, 'MISSING_CREDENTIALS'],
-        ['not-a-jwt', sim.api, 401, 'INVALID_TOKEN'],
-        [partner, sim.api, 403, 'WRONG_TOKEN_KIND'],
-        [jp, sim.api, 401, 'CLIENT_USER_NOT_FOUND'],
-        [me, sim.apiJp, 401, 'CLIENT_USER_NOT_FOUND'],
-      ];
-      for (const [token, base, status, detail] of cases) {
-        const r = await send(token, base);
-        expect([r.status, r.body.detail], `${detail}`).toEqual([status, detail]);
-      }
-    },
-  );
+  it.each(
+    ops,
+  )('%s refuses no token, a bad token, a partner token and another region’s token', async (_op, send) => {
+    const cases: [string | undefined, string, number, string][] = [
+      [undefined, sim.api, 401, 'MISSING_CREDENTIALS'],
+      ['not-a-jwt', sim.api, 401, 'INVALID_TOKEN'],
+      [partner, sim.api, 403, 'WRONG_TOKEN_KIND'],
+      [jp, sim.api, 401, 'CLIENT_USER_NOT_FOUND'],
+      [me, sim.apiJp, 401, 'CLIENT_USER_NOT_FOUND'],
+    ];
+    for (const [token, base, status, detail] of cases) {
+      const r = await send(token, base);
+      expect([r.status, r.body.detail], `${detail}`).toEqual([status, detail]);
+    }
+  });
 });

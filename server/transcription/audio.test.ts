@@ -4,23 +4,22 @@ import { AUDIO_FIXTURES, audioPath, openAudio, readAudio } from '../testing/audi
 import { fallbackDuration, probeAudio } from './audio.js';
 
 describe('probeAudio', () => {
-  it.each(Object.values(AUDIO_FIXTURES))(
-    'reads the duration of $file from a file and from a stream',
-    async (f) => {
-      const size = (await readAudio(f)).length;
-      const fromFile = await probeAudio({
-        filetype: f.filetype,
-        size,
-        open: () => openAudio(f),
-        path: audioPath(f),
-      });
-      const fromStream = await probeAudio({ filetype: f.filetype, size, open: () => openAudio(f) });
-      for (const r of [fromFile, fromStream]) {
-        expect(r.ok).toBe(true);
-        if (r.ok) expect(Math.abs(r.duration_s - f.duration)).toBeLessThan(0.1);
-      }
-    },
-  );
+  it.each(
+    Object.values(AUDIO_FIXTURES),
+  )('reads the duration of $file from a file and from a stream', async (f) => {
+    const size = (await readAudio(f)).length;
+    const fromFile = await probeAudio({
+      filetype: f.filetype,
+      size,
+      open: () => openAudio(f),
+      path: audioPath(f),
+    });
+    const fromStream = await probeAudio({ filetype: f.filetype, size, open: () => openAudio(f) });
+    for (const r of [fromFile, fromStream]) {
+      expect(r.ok).toBe(true);
+      if (r.ok) expect(Math.abs(r.duration_s - f.duration)).toBeLessThan(0.1);
+    }
+  });
 
   it('calls bytes that are not audio undecodable, with a message', async () => {
     for (const [filetype, bytes] of [

@@ -68,7 +68,13 @@ async function setup(opts: TranscriptionOptions = {}, delay: number | 'auto' = 1
     instance: await Instance.boot(store, random.fork('boot')),
   };
   const svc = new TranscriptionService(deps, opts);
-  return { svc, clock, advance: (ms: number) => (real += ms) };
+  return {
+    svc,
+    clock,
+    advance: (ms: number) => {
+      real += ms;
+    },
+  };
 }
 
 describe('TranscriptionService', () => {
