@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { FaultService } from './control/faults.js';
 import { Journal } from './control/journal.js';
 import { RateLimiter } from './control/rateLimiter.js';
 import type { SimClock } from './core/clock.js';
+import { type Lifecycle, readFixture } from './core/lifecycle.js';
 import type { Random } from './core/random.js';
 import { AppRegistry, type NewApp } from './domain/apps.js';
 import { DeviceRegistry } from './domain/devices.js';
@@ -27,15 +26,7 @@ export interface CoreDeps {
   instance: Instance;
 }
 
-/** A service that holds state: how it empties itself and how it loads its fixtures. */
-export interface Lifecycle {
-  /** Everything gone (the store is cleared separately): drop caches, blobs, timers. */
-  resetAll?(): Promise<void> | void;
-  /** One partner app's state gone, the app itself kept. */
-  resetApp?(clientId: string): Promise<void> | void;
-  /** Load this service's fixture files from `dir` into an empty store. */
-  seed?(dir: string): Promise<void>;
-}
+export type { Lifecycle };
 
 export interface Services {
   deps: CoreDeps;
@@ -55,15 +46,6 @@ export interface Services {
   // [services:fields:control]
   /** Every stateful service, in the order resets and seeding run. */
   lifecycle: Lifecycle[];
-}
-
-export async function readFixture<T>(dir: string, name: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await readFile(join(dir, name), 'utf8')) as T;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`fixtures: cannot read ${name}: ${(e as Error).message}`);
-  }
 }
 
 export function createServices(deps: CoreDeps): Services {

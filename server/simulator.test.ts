@@ -1,25 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeJwt } from './domain/jwt.js';
 import { basicAuth, bearer, DEMO_US, http, userToken } from './testing/http.js';
-import { startTestServer, type TestServer, tempDataDir } from './testing/testServer.js';
+import { useTestServers } from './testing/useTestServers.js';
 
-const running: TestServer[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (running.length) await running.pop()!.stop();
-  while (cleanups.length) await cleanups.pop()!();
-});
+const servers = useTestServers();
 
-async function start(...args: Parameters<typeof startTestServer>): Promise<TestServer> {
-  const s = await startTestServer(...args);
-  running.push(s);
-  return s;
-}
+const start = servers.start;
 
 describe('state survives a restart with the same --data-dir', () => {
   it('keeps apps, clock offset and token validity', async () => {
-    const { dir, cleanup } = await tempDataDir();
-    cleanups.push(cleanup);
+    const dir = await servers.tempDir();
     const a = await start({ inMemory: false, dataDir: dir });
     const app = await http('POST', `${a.admin}/apps`, {
       json: { client_id: 'restart-app', secret_key: 'restart-secret' },
@@ -28,7 +18,6 @@ describe('state survives a restart with the same --data-dir', () => {
     await http('POST', `${a.admin}/clock`, { json: { advance_ms: 60_000 } });
     const { user } = await userToken(a.api, { client_id: 'restart-app', secret_key: 'restart-secret' });
     await a.stop();
-    running.pop();
 
     const b = await start({ inMemory: false, dataDir: dir });
     const clock = await http('GET', `${b.admin}/clock`);

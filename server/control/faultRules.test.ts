@@ -1,21 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { basicAuth, DEMO_US, http } from '../testing/http.js';
-import { startTestServer, type TestServer, tempDataDir } from '../testing/testServer.js';
+import type { TestServer } from '../testing/testServer.js';
+import { useTestServers } from '../testing/useTestServers.js';
 
 // Fault rules across servers: seeded probability, persistence, transcription outcomes, and
 // shutdown with a hung request. Each test starts the servers it needs.
 
-const running: TestServer[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (running.length) await running.pop()!.stop();
-  while (cleanups.length) await cleanups.pop()!();
-});
-async function start(...args: Parameters<typeof startTestServer>): Promise<TestServer> {
-  const s = await startTestServer(...args);
-  running.push(s);
-  return s;
-}
+const servers = useTestServers();
+const start = servers.start;
 
 const exchange = (s: TestServer) =>
   http('POST', `${s.api}/oauth/partner/access-token`, {
@@ -52,15 +44,13 @@ describe('probability', () => {
 
 describe('persistence', () => {
   it('keeps rules and their remaining count across a restart', async () => {
-    const { dir, cleanup } = await tempDataDir();
-    cleanups.push(cleanup);
+    const dir = await servers.tempDir();
     const a = await start({ inMemory: false, dataDir: dir });
     await http('POST', `${a.admin}/faults`, {
       json: { operation: 'getPartnerToken', status: 503, times: 3 },
     });
     expect((await exchange(a)).status).toBe(503);
     await a.stop();
-    running.pop();
     const b = await start({ inMemory: false, dataDir: dir });
     expect((await http('GET', `${b.admin}/faults`)).body[0]).toMatchObject({ remaining: 2, hits: 1 });
     expect([(await exchange(b)).status, (await exchange(b)).status, (await exchange(b)).status]).toEqual([

@@ -1,19 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { completeUpload, putPart, startUpload } from '../storage/uploadClient.js';
 import { basicAuth, bearer, DEMO_US, http, OTHER_US, userToken } from '../testing/http.js';
-import { startTestServer, type TestServer } from '../testing/testServer.js';
+import type { TestServer } from '../testing/testServer.js';
+import { useTestServers } from '../testing/useTestServers.js';
 import { Journal } from './journal.js';
 import { REDACTED, redactHeaders, scrub, summarizeBody } from './redact.js';
 
-const running: TestServer[] = [];
-afterEach(async () => {
-  while (running.length) await running.pop()!.stop();
-});
-async function start(...args: Parameters<typeof startTestServer>): Promise<TestServer> {
-  const s = await startTestServer(...args);
-  running.push(s);
-  return s;
-}
+const servers = useTestServers();
+const start = servers.start;
 const exchange = (s: TestServer, app = DEMO_US) =>
   http('POST', `${s.api}/oauth/partner/access-token`, {
     headers: basicAuth(app.client_id, app.secret_key),

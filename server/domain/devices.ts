@@ -1,6 +1,6 @@
 import { SimError } from '../core/errors.js';
+import { type Lifecycle, readFixture } from '../core/lifecycle.js';
 import type { Random } from '../core/random.js';
-import { type Lifecycle, readFixture } from '../services.js';
 import type { Collection, Store } from '../store/store.js';
 import {
   type Binding,

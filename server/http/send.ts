@@ -21,6 +21,25 @@ function breakBody(body: unknown, field: string): unknown {
 }
 
 /**
+ * When response validation is on, answer a response that breaks the spec with a 500 naming
+ * the violation instead, and say so. Injected fault answers are deliberate: never checked.
+ */
+function failsSpec(
+  res: Response,
+  status: number,
+  contentType: string | undefined,
+  body: unknown,
+  opts: SendOptions,
+): boolean {
+  const sim = simLocals(res);
+  if (!opts.config.validateResponses || !sim.op || sim.fault?.shaped) return false;
+  const violations = validatorsFor(opts.spec).validateResponse(sim.op, status, contentType, body);
+  if (violations.length === 0) return false;
+  res.status(500).json({ detail: 'RESPONSE_VALIDATION_FAILED', message: violations.join('; ') });
+  return true;
+}
+
+/**
  * The one way JSON leaves the API surfaces. When response validation is on (tests, and
  * `--validate-responses`), a body that breaks openapi.yaml is replaced by a loud 500 naming
  * the violation, so no test can pass on a response the spec does not allow.
@@ -39,14 +58,7 @@ export function sendJson(
     const [opId, field] = broken.split(':');
     if (opId === op.id && field) out = breakBody(out, field);
   }
-  // Injected fault answers are deliberate, so they are never validated.
-  if (opts.config.validateResponses && op && !simLocals(res).fault?.shaped) {
-    const violations = validatorsFor(opts.spec).validateResponse(op, status, 'application/json', out);
-    if (violations.length > 0) {
-      res.status(500).json({ detail: 'RESPONSE_VALIDATION_FAILED', message: violations.join('; ') });
-      return;
-    }
-  }
+  if (failsSpec(res, status, 'application/json', out, opts)) return;
   res.set(headers).status(status).json(out);
 }
 
@@ -57,15 +69,7 @@ export function sendEmpty(
   opts: SendOptions,
   headers: Record<string, string> = {},
 ): void {
-  const op = simLocals(res).op;
-  // Injected fault answers are deliberate, so they are never validated.
-  if (opts.config.validateResponses && op && !simLocals(res).fault?.shaped) {
-    const violations = validatorsFor(opts.spec).validateResponse(op, status, undefined, undefined);
-    if (violations.length > 0) {
-      res.status(500).json({ detail: 'RESPONSE_VALIDATION_FAILED', message: violations.join('; ') });
-      return;
-    }
-  }
+  if (failsSpec(res, status, undefined, undefined, opts)) return;
   res.removeHeader('Content-Type');
   res.set(headers).status(status).end();
 }

@@ -2,22 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Config } from '../config.js';
 import { completeUpload, md5hex, putPart, startUpload, uploadAll } from '../storage/uploadClient.js';
 import { DEMO_US, http, userToken } from '../testing/http.js';
-import { startTestServer, type TestServer, tempDataDir } from '../testing/testServer.js';
+import type { TestServer } from '../testing/testServer.js';
+import { useTestServers } from '../testing/useTestServers.js';
 
-const running: TestServer[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (running.length) await running.pop()!.stop();
-  while (cleanups.length) await cleanups.pop()!();
-});
+const servers = useTestServers();
 
 async function start(overrides: Partial<Config> = {}) {
-  const sim = await startTestServer({ chunkSize: 1024, ...overrides });
-  running.push(sim);
+  const sim = await servers.start({ chunkSize: 1024, ...overrides });
   return { sim, token: (await userToken(sim.api, DEMO_US)).user };
 }
 
@@ -119,14 +114,12 @@ describe('quirk switch etag_quotes', () => {
 
 describe('state and housekeeping', () => {
   it('keeps sessions and parts across a restart between PUTs and completion', async () => {
-    const { dir, cleanup } = await tempDataDir();
-    cleanups.push(cleanup);
+    const dir = await servers.tempDir();
     const bytes = randomBytes(3000);
     const a = await start({ inMemory: false, dataDir: dir });
     const s = await startUpload(a.sim.api, a.token, bytes.length);
     const first = await putPart(s.Parts[0]!.PresignedUrl, bytes.subarray(0, 1024));
     await a.sim.stop();
-    running.length = 0;
 
     const b = await start({ inMemory: false, dataDir: dir });
     const rest = await Promise.all(
@@ -146,7 +139,6 @@ describe('state and housekeeping', () => {
     });
     expect(done.status).toBe(200);
     await b.sim.stop();
-    running.length = 0;
 
     const c = await start({ inMemory: false, dataDir: dir });
     const got = Buffer.from(
@@ -161,8 +153,7 @@ describe('state and housekeeping', () => {
   });
 
   it('removes abandoned sessions and their bytes after --upload-ttl', async () => {
-    const { dir, cleanup } = await tempDataDir();
-    cleanups.push(cleanup);
+    const dir = await servers.tempDir();
     const { sim, token } = await start({ inMemory: false, dataDir: dir, uploadTtlS: 7200 });
     const kept = await uploadAll(sim.api, token, 2000, (_n, len) => randomBytes(len));
     const old = await startUpload(sim.api, token, 2000);

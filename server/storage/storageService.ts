@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
+import type { Lifecycle } from '../core/lifecycle.js';
 import type { Random } from '../core/random.js';
 import type { AppRegistry } from '../domain/apps.js';
 import type { FileLookup, FileSource } from '../domain/fileSource.js';
 import type { TokenClaims } from '../domain/tokens.js';
-import type { Lifecycle } from '../services.js';
 import type { Collection, Store } from '../store/store.js';
 import type { BlobStore, ByteRange } from './blobStore.js';
 import { type CompleteRequest, completeUpload, noSuchUpload } from './completion.js';
