@@ -12,6 +12,8 @@ import { PollDeadlineExceeded, pollTranscription, TranscriptionFailed } from './
 let sim: TestServer;
 beforeAll(async () => {
   sim = await startTestServer({ transcriptionDelay: 20_000 });
+  // Frozen: only the poller's waits move simulated time, so the timings asserted are exact.
+  await http('POST', `${sim.admin}/clock`, { json: { freeze: true } });
 });
 afterAll(() => sim.stop());
 beforeEach(async () => {

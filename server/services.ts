@@ -110,7 +110,7 @@ export async function resetAll(services: Services): Promise<void> {
   await store.clear();
   for (const s of services.lifecycle) await s.resetAll?.();
   clock.setOffset(0);
-  await instance.update({ clockOffsetMs: 0, seeded: false });
+  await instance.update({ clockOffsetMs: 0, clockFrozenAt: null, seeded: false });
   await seedAll(services, config.fixturesDir);
 }
 

@@ -73,6 +73,30 @@ describe('control API', () => {
     expect(apps).not.toContain('temp-app');
   });
 
+  it('freezes the clock so only explicit moves change it, across a restart too', async () => {
+    const dir = await servers.tempDir();
+    const s = await start({ inMemory: false, dataDir: dir });
+    const frozen = await http('POST', `${s.admin}/clock`, { json: { freeze: true } });
+    expect(frozen.body.frozen).toBe(true);
+    await new Promise((r) => setTimeout(r, 30));
+    expect((await http('GET', `${s.admin}/clock`)).body.now).toBe(frozen.body.now);
+    const moved = await http('POST', `${s.admin}/clock`, { json: { advance_ms: 1500 } });
+    expect(Date.parse(moved.body.now) - Date.parse(frozen.body.now)).toBe(1500);
+    await s.stop();
+    const again = await start({ inMemory: false, dataDir: dir });
+    expect((await http('GET', `${again.admin}/clock`)).body).toMatchObject({
+      now: moved.body.now,
+      frozen: true,
+    });
+    const thawed = await http('POST', `${again.admin}/clock`, { json: { freeze: false } });
+    expect(thawed.body.frozen).toBe(false);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(Date.parse((await http('GET', `${again.admin}/clock`)).body.now)).toBeGreaterThan(
+      Date.parse(moved.body.now),
+    );
+    expect((await http('POST', `${again.admin}/clock`, { json: { freeze: 'yes' } })).status).toBe(422);
+  });
+
   it('is protected by --admin-token when set', async () => {
     const s = await start({ adminToken: 'let-me-in' });
     expect((await http('GET', `${s.admin}/apps`)).status).toBe(401);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { toIso } from '../core/clock.js';
+import { type SimClock, toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import { fromRoot } from '../core/root.js';
 import type { Handlers } from '../http/types.js';
@@ -11,6 +11,12 @@ const packageVersion = (): string => {
   version ??= (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string }).version;
   return version;
 };
+
+const clockState = (clock: SimClock) => ({
+  now: toIso(clock.now()),
+  offset_ms: Math.round(clock.offsetMs),
+  frozen: clock.frozenAtMs !== undefined,
+});
 
 /** Control API, foundation part: reset, apps, clock, health, and the admin document itself. */
 export const adminHandlers = {
@@ -32,17 +38,15 @@ export const adminHandlers = {
     body: await services.apps.create(body ?? {}),
   }),
 
-  getClock: ({ services }) => {
-    const { clock } = services.deps;
-    return { status: 200, body: { now: toIso(clock.now()), offset_ms: clock.offsetMs } };
-  },
+  getClock: ({ services }) => ({ status: 200, body: clockState(services.deps.clock) }),
 
   setClock: async ({ body, services }) => {
     const { clock, instance } = services.deps;
     if ('advance_ms' in body) clock.advance(body.advance_ms);
-    else clock.set(Date.parse(body.now));
-    await instance.update({ clockOffsetMs: clock.offsetMs });
-    return { status: 200, body: { now: toIso(clock.now()), offset_ms: clock.offsetMs } };
+    if ('now' in body) clock.set(Date.parse(body.now));
+    if (body.freeze !== undefined) clock.freeze(body.freeze);
+    await instance.update({ clockOffsetMs: clock.offsetMs, clockFrozenAt: clock.frozenAtMs ?? null });
+    return { status: 200, body: clockState(clock) };
   },
 
   getHealth: ({ services }) => ({

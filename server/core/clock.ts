@@ -11,32 +11,58 @@ export interface Clock {
 
 export class SimClock implements Clock {
   private offset: number;
+  /** When frozen, the instant the clock shows until it is moved or thawed. */
+  private frozenAt: number | undefined;
 
   constructor(
     offsetMs = 0,
     private readonly realNow: () => number = Date.now,
+    frozenAtMs?: number,
   ) {
     this.offset = offsetMs;
+    this.frozenAt = frozenAtMs;
   }
 
   now(): number {
-    return this.realNow() + this.offset;
+    return this.frozenAt ?? this.realNow() + this.offset;
   }
 
+  /** Simulated minus real time. */
   get offsetMs(): number {
-    return this.offset;
+    return this.frozenAt === undefined ? this.offset : this.frozenAt - this.realNow();
+  }
+
+  /** The frozen instant, or undefined while the clock runs with real time. */
+  get frozenAtMs(): number | undefined {
+    return this.frozenAt;
   }
 
   advance(ms: number): void {
-    this.offset += ms;
+    if (this.frozenAt === undefined) this.offset += ms;
+    else this.frozenAt += ms;
   }
 
-  /** Jump to an absolute instant; real time keeps flowing from there. */
+  /** Jump to an absolute instant; unless frozen, real time keeps flowing from there. */
   set(epochMs: number): void {
-    this.offset = epochMs - this.realNow();
+    if (this.frozenAt === undefined) this.offset = epochMs - this.realNow();
+    else this.frozenAt = epochMs;
   }
 
+  /**
+   * Stop the clock where it is (only explicit moves change it then), or let it run again with
+   * real time from the instant it shows. A frozen clock makes timing tests exact.
+   */
+  freeze(on: boolean): void {
+    if (on && this.frozenAt === undefined) this.frozenAt = this.now();
+    if (!on && this.frozenAt !== undefined) {
+      this.offset = this.frozenAt - this.realNow();
+      this.frozenAt = undefined;
+    }
+  }
+
+  /** Back to real time plus `ms`, running. */
   setOffset(ms: number): void {
+    this.frozenAt = undefined;
     this.offset = ms;
   }
 }

@@ -12,6 +12,8 @@ export interface InstanceRecord {
   masterSecret: string;
   generation: number;
   clockOffsetMs: number;
+  /** Set while the clock is frozen (POST /__admin/clock {"freeze": true}). */
+  clockFrozenAt?: number | null;
   seeded: boolean;
 }
 
@@ -40,6 +42,10 @@ export class Instance {
 
   get clockOffsetMs(): number {
     return this.rec.clockOffsetMs;
+  }
+
+  get clockFrozenAt(): number | undefined {
+    return this.rec.clockFrozenAt ?? undefined;
   }
 
   get seeded(): boolean {

@@ -70,7 +70,10 @@ export interface paths {
         put?: never;
         /**
          * Move the simulated clock
-         * @description Either advance the clock by `advance_ms` (negative values move it back), or set it to `now`.
+         * @description Either advance the clock by `advance_ms` (negative values move it back), or set it to
+         *     `now`; either may carry `freeze`. `{"freeze": true}` stops the clock where it is, so
+         *     only these calls move it (exact timing in tests); `{"freeze": false}` lets it run with
+         *     real time again from the instant it shows. `POST /reset` thaws it.
          */
         post: operations["setClock"];
         delete?: never;
@@ -392,6 +395,8 @@ export interface components {
             etag_quotes: components["schemas"]["EtagQuotes"];
         };
         ClockState: {
+            /** @description True while the clock is frozen (it moves only through POST /clock). */
+            frozen: boolean;
             /**
              * Format: date-time
              * @description Current simulated time.
@@ -407,6 +412,7 @@ export interface components {
              * @example -60000
              */
             advance_ms: number;
+            freeze?: components["schemas"]["ClockFreezeFlag"];
         };
         ClockSet: {
             /**
@@ -414,8 +420,14 @@ export interface components {
              * @description New simulated time.
              */
             now: string;
+            freeze?: components["schemas"]["ClockFreezeFlag"];
         };
-        ClockChange: components["schemas"]["ClockAdvance"] | components["schemas"]["ClockSet"];
+        /** @description true stops the clock where it is; false lets it run with real time again. */
+        ClockFreezeFlag: boolean;
+        ClockFreeze: {
+            freeze: components["schemas"]["ClockFreezeFlag"];
+        };
+        ClockChange: components["schemas"]["ClockAdvance"] | components["schemas"]["ClockSet"] | components["schemas"]["ClockFreeze"];
         /** @enum {string} */
         DeviceType: "notepro" | "notepins";
         /**
@@ -803,7 +815,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "now": "2024-01-01T00:00:00.000Z",
-                     *       "offset_ms": 0
+                     *       "offset_ms": 0,
+                     *       "frozen": false
                      *     }
                      */
                     "application/json": components["schemas"]["ClockState"];
@@ -834,7 +847,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "now": "2024-01-01T01:00:00.000Z",
-                     *       "offset_ms": 3600000
+                     *       "offset_ms": 3600000,
+                     *       "frozen": false
                      *     }
                      */
                     "application/json": components["schemas"]["ClockState"];

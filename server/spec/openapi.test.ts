@@ -464,6 +464,9 @@ describe('server/admin.openapi.yaml specifics', () => {
     expect(clock({})).toBe(false);
     expect(clock({ advance_ms: 1, now: '2030-01-01T00:00:00Z' })).toBe(false);
     expect(clock({ now: 'tomorrow' })).toBe(false);
+    expect(clock({ freeze: true })).toBe(true);
+    expect(clock({ advance_ms: 10, freeze: false })).toBe(true);
+    expect(clock({ freeze: 'yes' })).toBe(false);
   });
 
   it('checks fault rules', () => {
