@@ -30,6 +30,8 @@ export interface TokenSettings {
 }
 
 const CACHE_LIMIT = 50_000;
+/** sub is a pure function of (client, user_id); partners mint for the same users over and over. */
+const subCache = new Map<string, string>();
 
 /**
  * Partner and user tokens. Both are HS256 JWTs; the `token_use` claim tells them apart.
@@ -54,7 +56,14 @@ export class TokenService {
 
   /** The stable account id of a partner's user: same (client, user_id), same id, forever. */
   static userSub(clientId: string, userId: string): string {
-    return `client_user_${stableUuid('partner-sim-user', clientId, userId)}`;
+    const key = `${clientId}\u0000${userId}`;
+    let sub = subCache.get(key);
+    if (!sub) {
+      sub = `client_user_${stableUuid('partner-sim-user', clientId, userId)}`;
+      if (subCache.size >= CACHE_LIMIT) subCache.delete(subCache.keys().next().value as string);
+      subCache.set(key, sub);
+    }
+    return sub;
   }
 
   private sign(use: TokenUse, app: { client_id: string; region: Region }, sub: string, ttlS: number): string {
