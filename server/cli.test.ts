@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from './cli.js';
-import { parseConfig } from './config.js';
+import { options, parseConfig } from './config.js';
+import { fromRoot } from './core/root.js';
 
 function capture() {
   const out: string[] = [];
@@ -50,6 +52,17 @@ describe('partner-sim CLI', () => {
     expect(await main(['serve', '--log-level', 'loud'])).toBe(2);
     expect(io.err()).toMatch(/choose fatal, error/);
     expect(await main(['serve', '--public-url', 'ftp://x'])).toBe(2);
+  });
+});
+
+describe('README', () => {
+  it('documents every serve option with its environment variable', () => {
+    const readme = readFileSync(fromRoot('README.md'), 'utf8');
+    for (const o of options) {
+      const row = readme.split('\n').find((l) => l.startsWith(`| \`--${o.flag}\``));
+      expect(row, `README CLI table lacks --${o.flag}`).toBeDefined();
+      if (o.env) expect(row, `README row of --${o.flag} lacks ${o.env}`).toContain(o.env);
+    }
   });
 });
 

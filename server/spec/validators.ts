@@ -28,7 +28,8 @@ interface RequestValidators {
 
 const OAS_FORMATS = ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password'];
 
-function makeAjv(coerce: boolean): Ajv2020 {
+/** An ajv for OpenAPI 3.1 schemas: 2020-12, OAS formats known, unknown keywords ignored. */
+export function createAjv(coerce: boolean): Ajv2020 {
   const ajv = new Ajv2020({
     strict: false,
     allErrors: true,
@@ -45,7 +46,7 @@ function makeAjv(coerce: boolean): Ajv2020 {
 // bodies are checked as sent; query, path and header values arrive as strings and are coerced.
 let shared: { body: Ajv2020; param: Ajv2020 } | undefined;
 const sharedAjv = () => {
-  shared ??= { body: makeAjv(false), param: makeAjv(true) };
+  shared ??= { body: createAjv(false), param: createAjv(true) };
   return shared;
 };
 

@@ -1,0 +1,192 @@
+import type { Config } from './config.js';
+
+/**
+ * Every option of `partner-sim serve`: its flag, environment variable, type and help. The CLI
+ * parser and `--help` are read off this one list; a test holds the README's table to it.
+ */
+type Kind = 'string' | 'int' | 'bool';
+export interface OptionSpec {
+  flag: string;
+  key: keyof Config;
+  kind: Kind;
+  env?: string;
+  help: string;
+  choices?: readonly string[];
+  parse?: (raw: string) => unknown;
+}
+
+export const options: OptionSpec[] = [
+  { flag: 'port', key: 'port', kind: 'int', env: 'PORT', help: 'port to listen on; 0 picks a free one' },
+  {
+    flag: 'host',
+    key: 'host',
+    kind: 'string',
+    env: 'HOST',
+    help: 'interface to bind (use 0.0.0.0 in a container)',
+  },
+  {
+    flag: 'data-dir',
+    key: 'dataDir',
+    kind: 'string',
+    env: 'PARTNER_SIM_DATA_DIR',
+    help: 'folder for state and uploaded bytes',
+  },
+  {
+    flag: 'in-memory',
+    key: 'inMemory',
+    kind: 'bool',
+    env: 'PARTNER_SIM_IN_MEMORY',
+    help: 'keep everything in memory (nothing written to disk)',
+  },
+  {
+    flag: 'seed',
+    key: 'seed',
+    kind: 'string',
+    env: 'PARTNER_SIM_SEED',
+    help: 'seed of the random source (ids, secrets, probabilistic faults)',
+  },
+  {
+    flag: 'fixtures',
+    key: 'fixturesDir',
+    kind: 'string',
+    env: 'PARTNER_SIM_FIXTURES',
+    help: 'fixtures folder loaded into an empty store',
+  },
+  {
+    flag: 'public-url',
+    key: 'publicUrl',
+    kind: 'string',
+    env: 'PARTNER_SIM_PUBLIC_URL',
+    help: 'base URL written into presigned/download URLs (default: from the request Host)',
+  },
+  {
+    flag: 'log-level',
+    key: 'logLevel',
+    kind: 'string',
+    env: 'LOG_LEVEL',
+    help: 'log level',
+    choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+  },
+  {
+    flag: 'admin-token',
+    key: 'adminToken',
+    kind: 'string',
+    env: 'PARTNER_SIM_ADMIN_TOKEN',
+    help: 'require "Authorization: Bearer <token>" on /__admin',
+  },
+  {
+    flag: 'partner-token-ttl',
+    key: 'partnerTokenTtlS',
+    kind: 'int',
+    env: 'PARTNER_SIM_PARTNER_TOKEN_TTL',
+    help: 'partner token lifetime, seconds',
+  },
+  {
+    flag: 'user-token-ttl',
+    key: 'userTokenTtlS',
+    kind: 'int',
+    env: 'PARTNER_SIM_USER_TOKEN_TTL',
+    help: 'user token lifetime when the request gives none, seconds',
+  },
+  {
+    flag: 'refresh-token-ttl',
+    key: 'refreshTokenTtlS',
+    kind: 'int',
+    env: 'PARTNER_SIM_REFRESH_TOKEN_TTL',
+    help: 'refresh token lifetime, seconds',
+  },
+  {
+    flag: 'chunk-size',
+    key: 'chunkSize',
+    kind: 'int',
+    env: 'PARTNER_SIM_CHUNK_SIZE',
+    help: 'ChunkSize of upload sessions, bytes',
+  },
+  {
+    flag: 'max-file-size',
+    key: 'maxFileSize',
+    kind: 'int',
+    env: 'PARTNER_SIM_MAX_FILE_SIZE',
+    help: 'largest accepted filesize, bytes',
+  },
+  {
+    flag: 'presign-expiry',
+    key: 'presignExpiryS',
+    kind: 'int',
+    env: 'PARTNER_SIM_PRESIGN_EXPIRY',
+    help: 'lifetime of part upload URLs, seconds',
+  },
+  {
+    flag: 'download-expiry',
+    key: 'downloadExpiryS',
+    kind: 'int',
+    env: 'PARTNER_SIM_DOWNLOAD_EXPIRY',
+    help: 'lifetime of DownloadUrl, seconds',
+  },
+  {
+    flag: 'upload-ttl',
+    key: 'uploadTtlS',
+    kind: 'int',
+    env: 'PARTNER_SIM_UPLOAD_TTL',
+    help: 'abandoned upload sessions are removed after this many seconds',
+  },
+  {
+    flag: 'transcription-delay',
+    key: 'transcriptionDelay',
+    kind: 'string',
+    env: 'PARTNER_SIM_TRANSCRIPTION_DELAY',
+    help: "total transcription time in ms, 'instant' (0) or 'auto' (a few seconds, scaled by audio duration)",
+    parse: (raw) => {
+      if (raw === 'auto') return 'auto';
+      if (raw === 'instant') return 0;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0)
+        throw new Error("expected 'auto', 'instant' or a whole number of ms");
+      return n;
+    },
+  },
+  {
+    flag: 'result-shape',
+    key: 'resultShape',
+    kind: 'string',
+    env: 'PARTNER_SIM_RESULT_SHAPE',
+    help: 'transcription result shape: spec (data.segments) or live (data.results)',
+    choices: ['spec', 'live'],
+  },
+  {
+    flag: 'error-shape',
+    key: 'errorShape',
+    kind: 'string',
+    env: 'PARTNER_SIM_ERROR_SHAPE',
+    help: 'error bodies: spec ({detail, message}) or live ({code, message})',
+    choices: ['spec', 'live'],
+  },
+  {
+    flag: 'live-rate-limits',
+    key: 'liveRateLimits',
+    kind: 'bool',
+    env: 'PARTNER_SIM_LIVE_RATE_LIMITS',
+    help: 'enforce documented live rate limits (token exchange: 10/min per client)',
+  },
+  {
+    flag: 'journal-size',
+    key: 'journalSize',
+    kind: 'int',
+    env: 'PARTNER_SIM_JOURNAL_SIZE',
+    help: 'request journal capacity (ring buffer)',
+  },
+  {
+    flag: 'validate-responses',
+    key: 'validateResponses',
+    kind: 'bool',
+    env: 'PARTNER_SIM_VALIDATE_RESPONSES',
+    help: 'check every response against openapi.yaml; a violation answers 500 naming it',
+  },
+  {
+    flag: 'break-response',
+    key: 'breakResponse',
+    kind: 'string',
+    env: 'PARTNER_SIM_BREAK_RESPONSE',
+    help: 'test-only: drop a field from responses, as operationId:field',
+  },
+];
