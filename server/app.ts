@@ -120,6 +120,6 @@ export function createApp(deps: AppDeps): express.Express {
     });
   });
   app.use(notFound);
-  app.use(errorHandler(config, logger));
+  app.use(errorHandler(config, logger, (id) => services.apps.get(id)));
   return app;
 }

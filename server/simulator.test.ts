@@ -126,6 +126,41 @@ describe('errors', () => {
     expect(bad.text).not.toMatch(/at .*\.js/);
   });
 
+  it('answers an app with error_shape live in the live shape, even when refused at authentication', async () => {
+    const s = await start();
+    await http('POST', `${s.admin}/apps`, {
+      json: { client_id: 'live-errors', secret_key: 'live-secret-0', error_shape: 'live' },
+    });
+    const { user, partner } = await userToken(s.api, {
+      client_id: 'live-errors',
+      secret_key: 'live-secret-0',
+    });
+    const wrongKind = await http('POST', `${s.api}/open/partner/users/access-token`, {
+      headers: bearer(user),
+      json: { user_id: 'abcdef' },
+    });
+    expect(wrongKind.status).toBe(403);
+    expect(wrongKind.body).toEqual({ code: 403, message: expect.stringMatching(/^WRONG_TOKEN_KIND: /) });
+    // The auth endpoints keep {"detail": CODE} on live too; 422s keep the FastAPI list.
+    const badSecret = await http('POST', `${s.api}/oauth/partner/access-token`, {
+      headers: basicAuth('live-errors', 'nope'),
+      form: {},
+    });
+    expect(badSecret.body.detail).toBe('CLIENT_NOT_FOUND');
+    const invalid = await http('POST', `${s.api}/open/partner/users/access-token`, {
+      headers: bearer(partner),
+      json: {},
+    });
+    expect(invalid.body.detail[0].loc).toEqual(['body', 'user_id']);
+    // Another app on the same simulator keeps the spec shape.
+    const other = await userToken(s.api, DEMO_US);
+    const specShape = await http('POST', `${s.api}/open/partner/users/access-token`, {
+      headers: bearer(other.user),
+      json: { user_id: 'abcdef' },
+    });
+    expect(specShape.body.detail).toBe('WRONG_TOKEN_KIND');
+  });
+
   it('a response that breaks the spec fails loudly, naming the field', async () => {
     const s = await start({ breakResponse: 'createUserToken:access_token' });
     const { partner } = await userToken(s.api, DEMO_US).catch(() => ({ partner: '' }));

@@ -1,8 +1,10 @@
-import type { ErrorRequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { SimError } from '../core/errors.js';
+import type { PartnerApp } from '../domain/apps.js';
 import { adminSpec, apiSpec } from '../spec/openapi.js';
+import { claimedClientId } from './claimedClientId.js';
 import { sendEmpty, sendJson } from './send.js';
 import { simLocals } from './types.js';
 
@@ -38,10 +40,13 @@ function fromParserError(err: { type?: string; status?: number; message?: string
   }
 }
 
-function jsonBody(err: SimError, res: Response, config: Config): unknown {
+function jsonBody(err: SimError, req: Request, res: Response, config: Config, appOf: AppLookup): unknown {
   if (err.issues) return { detail: err.issues };
   const sim = simLocals(res);
-  const shape = sim.auth?.app?.error_shape === 'live' ? 'live' : config.errorShape;
+  // A request refused before authentication finished (wrong token kind, expired token) still
+  // gets its app's error shape: the claimed client id only picks a shape, it grants nothing.
+  const app = sim.auth?.app ?? appOf(claimedClientId(req) ?? '');
+  const shape = app?.error_shape === 'live' ? 'live' : config.errorShape;
   // The live auth endpoints answer {"detail": CODE}; its partner endpoints {code, message}.
   if (shape === 'live' && sim.surface === 'api' && !sim.op?.path.startsWith('/oauth/')) {
     return { code: err.status, message: `${err.code}: ${err.message}` };
@@ -52,7 +57,9 @@ function jsonBody(err: SimError, res: Response, config: Config): unknown {
 let requestCounter = 0;
 
 /** The one place errors become HTTP: JSON on the API and admin surfaces, XML on storage. */
-export function errorHandler(config: Config, logger: Logger): ErrorRequestHandler {
+export type AppLookup = (clientId: string) => PartnerApp | undefined;
+
+export function errorHandler(config: Config, logger: Logger, appOf: AppLookup): ErrorRequestHandler {
   return (raw, req, res, _next) => {
     let err: SimError;
     if (raw instanceof SimError) err = raw;
@@ -88,6 +95,6 @@ export function errorHandler(config: Config, logger: Logger): ErrorRequestHandle
       err.headers['WWW-Authenticate'] ??= basic ? 'Basic realm="partner"' : 'Bearer';
     }
     if (err.bare) sendEmpty(res, err.status, { config, spec }, err.headers);
-    else sendJson(res, err.status, jsonBody(err, res, config), { config, spec }, err.headers);
+    else sendJson(res, err.status, jsonBody(err, req, res, config, appOf), { config, spec }, err.headers);
   };
 }
