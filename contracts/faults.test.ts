@@ -1,16 +1,19 @@
 import { expect } from 'vitest';
 import { audioUrl } from './lib/audio.js';
-import { apiKeyHeaders, basic, userToken } from './lib/flows.js';
+import { apiKeyHeaders, exchange, userToken } from './lib/flows.js';
 import { call, errorCode } from './lib/request.js';
 import { contractSuite, scenario } from './lib/suite.js';
 import type { Target } from './target/types.js';
 
-const exchange = (t: Target, expectStatus: number) =>
-  call(t, {
-    op: 'getPartnerToken',
-    headers: basic(t.app.client_id, t.app.secret_key),
-    form: {},
-    expect: expectStatus,
+/** One 429 with `Retry-After: 1` on this file's app's next token exchange; resolves to the rule id. */
+const rateLimitOnce = (t: Target): Promise<string> =>
+  t.control!.addFault({
+    operation: 'getPartnerToken',
+    status: 429,
+    headers: { 'Retry-After': '1' },
+    body: { detail: 'RATE_LIMITED', message: 'Too many requests' },
+    times: 1,
+    match: { client_id: t.app.client_id },
   });
 
 // Faults are matched to this file's own app (client_id), so runs sharing a simulator never collide.
@@ -19,14 +22,7 @@ contractSuite('faults and control plane', () => {
     'getPartnerToken: an injected 429 carries Retry-After and an error body per spec',
     { needs: ['control'] },
     async (t) => {
-      const id = await t.control!.addFault({
-        operation: 'getPartnerToken',
-        status: 429,
-        headers: { 'Retry-After': '1' },
-        body: { detail: 'RATE_LIMITED', message: 'Too many requests' },
-        times: 1,
-        match: { client_id: t.app.client_id },
-      });
+      const id = await rateLimitOnce(t);
       try {
         const r = await exchange(t, 429);
         expect(r.headers['retry-after']).toBe('1');
@@ -42,14 +38,7 @@ contractSuite('faults and control plane', () => {
     'the client honours Retry-After: after a 429 it waits, then succeeds',
     { needs: ['control'] },
     async (t) => {
-      await t.control!.addFault({
-        operation: 'getPartnerToken',
-        status: 429,
-        headers: { 'Retry-After': '1' },
-        body: { detail: 'RATE_LIMITED', message: 'Too many requests' },
-        times: 1,
-        match: { client_id: t.app.client_id },
-      });
+      await rateLimitOnce(t);
       const started = Date.now();
       await exchange(t, 200);
       expect(Date.now() - started).toBeGreaterThanOrEqual(900);

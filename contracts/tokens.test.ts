@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { basic, bearer, jwtClaims, partnerToken, userToken } from './lib/flows.js';
+import { basic, exchange, jwtClaims, mintUserToken, partnerToken, userToken } from './lib/flows.js';
 import { registerSecret } from './lib/redact.js';
 import { call, errorCode } from './lib/request.js';
 import { contractSuite, scenario } from './lib/suite.js';
@@ -10,12 +10,7 @@ contractSuite('tokens', () => {
     {},
     async (t) => {
       for (const body of [{ form: {} }, { json: {} }]) {
-        const r = await call(t, {
-          op: 'getPartnerToken',
-          headers: basic(t.app.client_id, t.app.secret_key),
-          ...body,
-          expect: 200,
-        });
+        const r = await exchange(t, 200, { body });
         registerSecret(r.body.access_token);
         registerSecret(r.body.refresh_token);
         expect(r.body.token_type).toBe('bearer');
@@ -28,12 +23,7 @@ contractSuite('tokens', () => {
     'getPartnerToken: a wrong secret and a missing Authorization header get 401 CLIENT_NOT_FOUND',
     {},
     async (t) => {
-      const wrong = await call(t, {
-        op: 'getPartnerToken',
-        headers: basic(t.app.client_id, `${t.app.secret_key}-wrong`),
-        form: {},
-        expect: 401,
-      });
+      const wrong = await exchange(t, 401, { secret: `${t.app.secret_key}-wrong` });
       expect(errorCode(wrong)).toBe('CLIENT_NOT_FOUND');
       expect(wrong.text).not.toContain('access_token');
       await call(t, { op: 'getPartnerToken', form: {}, expect: 401 });
@@ -44,12 +34,7 @@ contractSuite('tokens', () => {
     'refreshPartnerToken: a refresh token works once, then 401 INVALID_REFRESH_TOKEN',
     {},
     async (t) => {
-      const first = await call(t, {
-        op: 'getPartnerToken',
-        headers: basic(t.app.client_id, t.app.secret_key),
-        form: {},
-        expect: 200,
-      });
+      const first = await exchange(t, 200);
       registerSecret(first.body.refresh_token);
       const refresh = (token: string, expectStatus: number) =>
         call(t, {
@@ -76,13 +61,7 @@ contractSuite('tokens', () => {
   });
 
   scenario('createUserToken: echoes expires_in and signs the documented JWT claims', {}, async (t) => {
-    const partner = await partnerToken(t);
-    const r = await call(t, {
-      op: 'createUserToken',
-      headers: bearer(partner),
-      json: { user_id: t.userId, expires_in: 600 },
-      expect: 200,
-    });
+    const r = await mintUserToken(t, await partnerToken(t), { user_id: t.userId, expires_in: 600 }, 200);
     registerSecret(r.body.access_token);
     expect(r.body).toMatchObject({ token_type: 'bearer', expires_in: 600 });
     const claims = jwtClaims(r.body.access_token);
@@ -94,12 +73,7 @@ contractSuite('tokens', () => {
   scenario('createUserToken: user_id of 5 or 121 characters is a 422 naming body.user_id', {}, async (t) => {
     const partner = await partnerToken(t);
     for (const len of [5, 121]) {
-      const r = await call(t, {
-        op: 'createUserToken',
-        headers: bearer(partner),
-        json: { user_id: 'u'.repeat(len) },
-        expect: 422,
-      });
+      const r = await mintUserToken(t, partner, { user_id: 'u'.repeat(len) }, 422);
       expect(r.body.detail[0].loc).toEqual(['body', 'user_id']);
     }
   });
@@ -109,11 +83,9 @@ contractSuite('tokens', () => {
     {},
     async (t) => {
       const json = { user_id: t.userId };
-      await call(t, { op: 'createUserToken', json, expect: 401 });
-      const bad = await call(t, { op: 'createUserToken', headers: bearer('not-a-jwt'), json, expect: 401 });
-      expect(errorCode(bad)).toBe('INVALID_TOKEN');
-      const user = await userToken(t);
-      const wrong = await call(t, { op: 'createUserToken', headers: bearer(user), json, expect: 403 });
+      await mintUserToken(t, undefined, json, 401);
+      expect(errorCode(await mintUserToken(t, 'not-a-jwt', json, 401))).toBe('INVALID_TOKEN');
+      const wrong = await mintUserToken(t, await userToken(t), json, 403);
       expect(errorCode(wrong)).toBe('WRONG_TOKEN_KIND');
     },
   );
@@ -122,21 +94,11 @@ contractSuite('tokens', () => {
     'createUserToken: an expired partner token gets 401 TOKEN_EXPIRED',
     { needs: ['control'] },
     async (t) => {
-      const issued = await call(t, {
-        op: 'getPartnerToken',
-        headers: basic(t.app.client_id, t.app.secret_key),
-        form: {},
-        expect: 200,
-      });
+      const issued = await exchange(t, 200);
       const partner: string = issued.body.access_token;
       registerSecret(partner);
       await t.control!.advanceClock((issued.body.expires_in + 60) * 1000);
-      const r = await call(t, {
-        op: 'createUserToken',
-        headers: bearer(partner),
-        json: { user_id: t.userId },
-        expect: 401,
-      });
+      const r = await mintUserToken(t, partner, { user_id: t.userId }, 401);
       expect(errorCode(r)).toBe('TOKEN_EXPIRED');
     },
   );
@@ -153,12 +115,7 @@ contractSuite('tokens', () => {
           ? t.api.replace('/developer/api', '/jp/developer/api')
           : t.api.replace('/jp/developer/api', '/developer/api');
       const foreign = await partnerToken({ ...t, api: otherApi }, app);
-      const r = await call(t, {
-        op: 'createUserToken',
-        headers: bearer(foreign),
-        json: { user_id: t.userId },
-        expect: 401,
-      });
+      const r = await mintUserToken(t, foreign, { user_id: t.userId }, 401);
       expect(errorCode(r)).toBe('CLIENT_USER_NOT_FOUND');
     },
   );

@@ -3,17 +3,19 @@ import { completeUpload, md5hex, putPart, startUpload } from '../server/storage/
 import { AUDIO_FIXTURES, readAudio } from '../server/testing/audioFixtures.js';
 import { DEMO_US, http, userToken } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
-import { pollTranscription, readTranscript, submitTranscription } from './lib/transcription.js';
+import { pollTranscription } from './lib/poller.js';
+import { readTranscript, submitTranscription } from './lib/transcription.js';
 
 // The whole partner journey over real HTTP: tokens → upload a real audio file in parts →
 // complete → transcribe its DownloadUrl → poll. Instead of sleeping between polls, the
-// client's wait moves the simulator's clock. Transcriptions take 20 s of simulated time here
-// (PENDING 2 s, RECEIVED 3 s, STARTED 3 s, PROGRESS 12 s), so the real milliseconds that pass
-// while the test runs cannot make a 3 s poll skip a phase.
+// client's wait moves the simulator's clock, which is frozen otherwise, so the statuses seen
+// are exact. Transcriptions take 20 s of simulated time here (PENDING 2 s, RECEIVED 3 s,
+// STARTED 3 s, PROGRESS 12 s).
 
 let sim: TestServer;
 beforeAll(async () => {
   sim = await startTestServer({ chunkSize: 64 * 1024, transcriptionDelay: 20_000 });
+  expect((await http('POST', `${sim.admin}/clock`, { json: { freeze: true } })).status).toBe(200);
 });
 afterAll(() => sim.stop());
 
@@ -55,8 +57,10 @@ describe('full partner flow', () => {
     });
     expect(submitted).toEqual({ transcription_id: expect.any(String), status: 'PENDING', data: {} });
     const { task, seen } = await pollTranscription(sim.api, DEMO_US, submitted.transcription_id, {
-      intervalMs: 1500,
-      wait: moveClock,
+      deadlineMs: 60_000,
+      // A steady 1.5 s between polls (no jitter): shorter than every phase, so none is skipped.
+      backoff: { baseMs: 2000, capMs: 2000, random: () => 0.75 },
+      sleep: moveClock,
     });
     expect(task.status).toBe('SUCCESS');
     expect(seen).toEqual(['PENDING', 'RECEIVED', 'STARTED', 'PROGRESS', 'SUCCESS']);

@@ -28,3 +28,30 @@ export function redactHeaders(headers: Record<string, unknown>): Record<string, 
     Object.entries(headers).map(([k, v]) => [k, SECRET_HEADERS.test(k) ? '[redacted]' : v]),
   );
 }
+
+/** A value from a failed assertion with its secrets masked (objects keep their shape for the diff). */
+function redactValue(value: unknown): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (value === null || typeof value !== 'object') return value;
+  try {
+    return JSON.parse(redact(JSON.stringify(value)));
+  } catch {
+    return '[unprintable value, redacted]';
+  }
+}
+
+/**
+ * Make an error thrown by a scenario safe to report. A failed `expect` carries the compared
+ * values (`actual`, `expected`) from which vitest prints its diff to the console and the
+ * JUnit report, so a response body with a token in it would land there in clear; its message
+ * and stack are masked as well. A skip (`ctx.skip`) passes through untouched.
+ */
+export function redactError(e: unknown): unknown {
+  if (!(e instanceof Error) || (e as { code?: unknown }).code === 'VITEST_PENDING') return e;
+  const err = e as Error & { actual?: unknown; expected?: unknown };
+  err.message = redact(err.message);
+  if (err.stack) err.stack = redact(err.stack);
+  if ('actual' in err) err.actual = redactValue(err.actual);
+  if ('expected' in err) err.expected = redactValue(err.expected);
+  return err;
+}

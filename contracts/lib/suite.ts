@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, it, type TestContext } from 'vitest';
 import { openTarget } from '../target/index.js';
 import type { DeviceRef, DeviceState, Target } from '../target/types.js';
+import { redactError } from './redact.js';
 
 /**
  * Tags (declared in vitest.config.ts):
@@ -56,7 +57,10 @@ export function scenario(
       ctx.skip(`needs the control API to arrange state; not available on the ${t.kind} target`);
     if (needs.includes('mutates') && !t.mutationsAllowed)
       ctx.skip('changes real device state; set CONTRACT_ALLOW_MUTATIONS=1 to run it on live');
-    await fn(t, ctx);
+    // A failed expect would otherwise print the values it compared (tokens included).
+    await fn(t, ctx).catch((e: unknown) => {
+      throw redactError(e);
+    });
   });
 }
 

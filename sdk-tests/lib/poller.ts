@@ -1,14 +1,13 @@
-import type { components } from '../../server/spec/api-types.js';
 import { type Backoff, fullJitter, isTransient, realSleep, retryAfterMs } from './backoff.js';
+import { apiKeyHeaders, type ClientApp, type TranscriptionTask, taskUrl } from './transcription.js';
 
 /**
- * A reference transcription poller: exponential back-off with full jitter between polls, a
+ * The reference transcription poller: exponential back-off with full jitter between polls, a
  * hard deadline (no wait, and no request, runs past it), transient errors (5xx, 429, dropped
  * or hung connections) retried within the deadline, and the terminal failures `FAILURE` and
  * `REVOKED` reported as errors carrying the service's message. It depends only on the
- * generated API types.
+ * generated API types (through ./transcription.ts).
  */
-export type TranscriptionTask = components['schemas']['TranscriptionTask'];
 
 export interface PollerOptions {
   /** Total time allowed, ms, from the first poll. */
@@ -52,7 +51,7 @@ export interface PollResult {
 
 export async function pollTranscription(
   api: string,
-  app: { client_id: string; api_key: string },
+  app: ClientApp,
   id: string,
   opts: PollerOptions,
 ): Promise<PollResult> {
@@ -60,8 +59,8 @@ export async function pollTranscription(
   const sleep = opts.sleep ?? realSleep;
   const backoff = opts.backoff ?? { baseMs: 500, capMs: 5000 };
   const end = now() + opts.deadlineMs;
-  const url = `${api}/open/partner/ai/transcriptions/${encodeURIComponent(id)}`;
-  const headers = { 'x-client-id': app.client_id, 'x-client-api-key': app.api_key };
+  const url = taskUrl(api, id);
+  const headers = apiKeyHeaders(app);
   const seen: string[] = [];
   let polls = 0;
   let transientErrors = 0;

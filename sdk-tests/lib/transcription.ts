@@ -2,7 +2,7 @@ import type { components } from '../../server/spec/api-types.js';
 
 /**
  * A reference transcription client, as a partner app would write it: submit a file URL, poll
- * every few seconds until a terminal status, and read the transcript defensively — the live
+ * it to a terminal status (./poller.ts), and read the transcript defensively — the live
  * service was seen answering `data.results[]` where the spec documents `data.segments[]`
  * (live notes "Transcription"). It depends only on the generated API types.
  */
@@ -31,65 +31,32 @@ export interface ClientApp {
   api_key: string;
 }
 
-export interface PollOptions {
-  /** How long to wait between polls; apps use 3–5 s. */
-  intervalMs?: number;
-  /** Give up after this long (apps use 3–20 minutes). */
-  timeoutMs?: number;
-  /** Waits `ms` (a timer in an app; tests move the simulator's clock instead). */
-  wait: (ms: number) => Promise<void>;
-}
-
-const headers = (app: ClientApp) => ({
+/** Transcription operations authenticate with the app's id and API key (not its secret). */
+export const apiKeyHeaders = (app: ClientApp): Record<string, string> => ({
   'x-client-id': app.client_id,
   'x-client-api-key': app.api_key,
-  'content-type': 'application/json',
 });
 
-async function call(url: string, init: RequestInit): Promise<TranscriptionTask> {
-  const r = await fetch(url, init);
-  const text = await r.text();
-  if (r.status !== 200) throw new Error(`${init.method} ${url}: ${r.status} ${text}`);
-  return JSON.parse(text) as TranscriptionTask;
-}
+/** The task's address, for polling (GET, no trailing slash). */
+export const taskUrl = (api: string, id: string): string =>
+  `${api}/open/partner/ai/transcriptions/${encodeURIComponent(id)}`;
 
-export const submitTranscription = (
+/** Submit a task (note the trailing slash); answers PENDING with an empty `data`. */
+export async function submitTranscription(
   api: string,
   app: ClientApp,
   file_url: string,
   params?: TranscriptionParams,
-) =>
-  call(`${api}/open/partner/ai/transcriptions/`, {
+): Promise<TranscriptionTask> {
+  const url = `${api}/open/partner/ai/transcriptions/`;
+  const r = await fetch(url, {
     method: 'POST',
-    headers: headers(app),
+    headers: { ...apiKeyHeaders(app), 'content-type': 'application/json' },
     body: JSON.stringify({ file_url, ...(params ? { params } : {}) }),
   });
-
-export const getTranscription = (api: string, app: ClientApp, id: string) =>
-  call(`${api}/open/partner/ai/transcriptions/${encodeURIComponent(id)}`, {
-    method: 'GET',
-    headers: headers(app),
-  });
-
-const TERMINAL = new Set(['SUCCESS', 'FAILURE', 'REVOKED']);
-
-/** Poll until SUCCESS, FAILURE or REVOKED; returns the final task and every status seen. */
-export async function pollTranscription(
-  api: string,
-  app: ClientApp,
-  id: string,
-  opts: PollOptions,
-): Promise<{ task: TranscriptionTask; seen: string[] }> {
-  const interval = opts.intervalMs ?? 3000;
-  const seen: string[] = [];
-  for (let waited = 0; ; waited += interval) {
-    const task = await getTranscription(api, app, id);
-    if (seen.at(-1) !== task.status) seen.push(task.status);
-    if (TERMINAL.has(task.status)) return { task, seen };
-    if (waited >= (opts.timeoutMs ?? 20 * 60_000))
-      throw new Error(`transcription ${id} still ${task.status}`);
-    await opts.wait(interval);
-  }
+  const text = await r.text();
+  if (r.status !== 200) throw new Error(`POST ${url}: ${r.status} ${text}`);
+  return JSON.parse(text) as TranscriptionTask;
 }
 
 /** The transcript of a SUCCESS task in either result shape. */

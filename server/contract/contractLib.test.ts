@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { violations } from '../../contracts/lib/conform.js';
 import { PollTimeout, pollUntil } from '../../contracts/lib/poll.js';
 import { RateLimiter, retryAfterMs } from '../../contracts/lib/rateLimit.js';
-import { redact, registerSecret } from '../../contracts/lib/redact.js';
+import { redact, redactError, registerSecret } from '../../contracts/lib/redact.js';
 import { ContractSettingsError, liveSettings, urlSettings } from '../../contracts/target/settings.js';
 import { fromRoot } from '../core/root.js';
 import { apiSpec } from '../spec/openapi.js';
@@ -132,6 +132,29 @@ describe('redact and settings', () => {
       'Authorization: Bearer abc.def.ghi X-Amz-Signature=abcdef0123 eyJhbGciOi.eyJzdWIi.c2ln sk-very-secret',
     );
     expect(text).not.toMatch(/abc\.def|abcdef0123|eyJzdWIi|sk-very-secret/);
+  });
+  it('masks a failed assertion about a secret before vitest prints its diff or the JUnit report', () => {
+    const token = 'rt_contract-refresh-0123456789abcdef';
+    registerSecret(token);
+    let thrown: unknown;
+    try {
+      expect({ token_type: 'bearer', refresh_token: token }).toEqual({ token_type: 'mac' });
+    } catch (e) {
+      thrown = e;
+    }
+    const reported = (e: unknown) => {
+      const err = e as Error & { actual?: unknown; expected?: unknown };
+      return JSON.stringify([err.message, err.stack, err.actual, err.expected]);
+    };
+    // vitest builds its diff from `actual`: the raw error holds the token in clear.
+    expect(reported(thrown)).toContain(token);
+    const safe = redactError(thrown);
+    expect(safe).toBe(thrown);
+    expect(reported(safe)).not.toContain(token);
+    expect((safe as { actual: unknown }).actual).toEqual({
+      token_type: 'bearer',
+      refresh_token: '[redacted]',
+    });
   });
   it('names every missing live setting, and the url target needs a base URL', () => {
     expect(() => liveSettings({})).toThrow(ContractSettingsError);

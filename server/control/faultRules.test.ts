@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../core/clock.js';
+import { Random } from '../core/random.js';
+import { MemoryStore } from '../store/memoryStore.js';
 import { basicAuth, DEMO_US, http } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';
 import { useTestServers } from '../testing/useTestServers.js';
+import { FaultService } from './faults.js';
 
 // Fault rules across servers: seeded probability, persistence, transcription outcomes, and
 // shutdown with a hung request. Each test starts the servers it needs.
@@ -118,5 +122,25 @@ describe('shutdown', () => {
     await s.stop();
     expect(performance.now() - t0).toBeLessThan(1000);
     expect(await pending).toBeInstanceOf(Error);
+  });
+});
+
+describe('FaultService memory', () => {
+  it('forgets the probability streams of rules removed by clear, not only by delete', async () => {
+    const svc = new FaultService(
+      new MemoryStore(),
+      new ManualClock(),
+      new Random('t'),
+      () => new Set(['op']),
+    );
+    const streams = () => (svc as unknown as { streams: Map<string, unknown> }).streams.size;
+    for (let i = 0; i < 20; i++) await svc.create({ operation: 'op', status: 503, probability: 1e-9 });
+    await svc.create({ operation: 'op', status: 503, probability: 1e-9, match: { client_id: 'keep' } });
+    await svc.pick({ operation: 'op', client_id: 'keep', path: '/' });
+    expect(streams()).toBe(21);
+    await svc.clear('gone');
+    expect(streams()).toBe(21);
+    await svc.clear();
+    expect(streams()).toBe(0);
   });
 });

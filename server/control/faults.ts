@@ -95,7 +95,12 @@ export class FaultService {
 
   /** Every rule, or with `clientId` only the rules scoped to that app. */
   async clear(clientId?: string): Promise<number> {
-    return this.rules.deleteWhere((r) => clientId === undefined || r.match?.client_id === clientId);
+    const removed = await this.rules.deleteWhere(
+      (r) => clientId === undefined || r.match?.client_id === clientId,
+    );
+    // Their probability streams go too, or every rule ever created would keep one.
+    for (const id of this.streams.keys()) if (!this.rules.has(id)) this.streams.delete(id);
+    return removed;
   }
 
   /**

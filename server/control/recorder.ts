@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { toIso } from '../core/clock.js';
 import { claimedClientId } from '../http/claimedClientId.js';
 import { simLocals } from '../http/types.js';
@@ -31,6 +31,9 @@ export function requestRecorder(
   const { clock, logger } = services.deps;
   return (req, res, next) => {
     const surface = surfaceOf(req.originalUrl);
+    const journaled = surface === 'api' || surface === 'storage';
+    // The control API (and unknown paths) is only logged at debug: otherwise nothing to record.
+    if (!journaled && !logger.isLevelEnabled('debug')) return next();
     const receivedMs = clock.now();
     const started = performance.now();
     res.once('close', () => {
@@ -48,15 +51,15 @@ export function requestRecorder(
         ...(surface === 'api' ? { region: sim.region } : {}),
         headers: redactHeaders(req.headers),
         fault_id: sim.fault?.id ?? null,
-        ...(surface === 'api' || surface === 'storage' ? { surface } : {}),
+        ...(journaled ? { surface } : {}),
         ...(error ? { error } : {}),
       };
       const body = summarizeBody(req.body, req.headers);
       if (body !== undefined) entry.body_summary = body;
-      if (surface === 'api' || surface === 'storage') {
+      if (journaled) {
         const saved = services.journal.add(entry, receivedMs);
         logger.info({ ...lineOf(saved), ...detail(logger.isLevelEnabled('debug'), saved) }, 'request');
-      } else if (logger.isLevelEnabled('debug')) {
+      } else {
         logger.debug({ ...lineOf({ id: '-', ...entry }), surface: surface ?? 'other' }, 'request');
       }
     });
