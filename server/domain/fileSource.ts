@@ -14,12 +14,19 @@ export type FileLookup =
   | {
       status: 'found';
       file: StoredFileInfo;
-      open(): Readable /** absolute path when on disk */;
+      open(): Readable;
+      /** Absolute path when the bytes are one file on disk. */
       path?: string;
     }
   | { status: 'missing' | 'expired' | 'invalid'; reason: string };
 
-/** Resolves URLs that point at this simulator's storage. undefined = not our storage URL. */
+/** The simulator's own storage, as the transcription service reads it (never over HTTP). */
 export interface FileSource {
+  /** Resolve a URL: undefined when it is not a URL of this storage; else checked as S3 would. */
   lookup(fileUrl: string): FileLookup | undefined;
+  /**
+   * A file a URL already resolved to, by id, without the URL's signature or expiry: a task
+   * reads its audio after the submission (or after a restart), when the URL may have expired.
+   */
+  byId(fileId: string): FileLookup;
 }

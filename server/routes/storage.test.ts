@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completeUpload, md5hex, putPart, startUpload } from '../storage/uploadClient.js';
 import { bearer, DEMO_US, http, OTHER_US, userToken } from '../testing/http.js';
@@ -151,6 +152,21 @@ describe('PUT of a part', () => {
       duplex: 'half',
     } as RequestInit);
     expect([chunked.status, s3Code(await chunked.text())]).toEqual([400, 'EntityTooLarge']);
+  });
+
+  it('keeps the stored part when another PUT of it is cut off half-way', async () => {
+    const { s, bytes, part_list, ids } = await uploaded(2);
+    // Announce a whole part, send half of it, hang up.
+    await new Promise<void>((resolve) => {
+      const req = request(s.Parts[0]!.PresignedUrl, { method: 'PUT', headers: { 'content-length': CHUNK } });
+      req.on('error', () => {});
+      req.on('close', resolve);
+      req.write(randomBytes(CHUNK / 2), () => req.destroy());
+    });
+    const done = await completeUpload(sim.api, token, { ...ids, part_list });
+    expect([done.status, done.body.FileMd5]).toEqual([200, md5hex(bytes)]);
+    const got = Buffer.from(await (await fetch(done.body.DownloadUrl)).arrayBuffer());
+    expect(got.equals(bytes)).toBe(true);
   });
 });
 

@@ -1,9 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
-import { SimError } from '../core/errors.js';
 import type { Handlers } from '../http/types.js';
 import type { Services } from '../services.js';
-import { parseRange } from '../storage/range.js';
 import { contentTypeOf } from '../storage/records.js';
 
 /** The query string exactly as sent: the presigned signature covers every parameter. */
@@ -69,7 +67,7 @@ export const storageHandlers = {
   headFile: (ctx) => serveFile(ctx.req, ctx.res, ctx.params.file_id, ctx.services),
 } satisfies Handlers;
 
-/** GET/HEAD of a DownloadUrl: whole object or one byte range, streamed from the blob. */
+/** GET/HEAD of a DownloadUrl: whole object or one byte range, streamed from the blobs. */
 async function serveFile(
   req: Request,
   res: Response,
@@ -77,13 +75,7 @@ async function serveFile(
   services: Services,
 ): Promise<undefined> {
   cors(res, 'ETag, Content-Length, Content-Range, Accept-Ranges');
-  const file = services.storage.resolveDownload(fileId, rawQuery(req));
-  const range = parseRange(header(req, 'range'), file.size);
-  if (range === 'unsatisfiable') {
-    throw new SimError(416, 'InvalidRange', 'The requested range is not satisfiable', {
-      headers: { 'Content-Range': `bytes */${file.size}` },
-    });
-  }
+  const { file, range, open } = services.storage.download(fileId, rawQuery(req), header(req, 'range'));
   res.status(range ? 206 : 200).set({
     'Content-Type': contentTypeOf(file.filetype),
     'Content-Length': String(range ? range.end - range.start + 1 : file.size),
@@ -97,6 +89,6 @@ async function serveFile(
     return undefined;
   }
   // A client that hangs up mid-download is not an error of the simulator.
-  await pipeline(services.storage.open(file, range), res).catch(() => res.destroy());
+  await pipeline(open(), res).catch(() => res.destroy());
   return undefined;
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../config.js';
+import { partKey } from '../storage/records.js';
 import { completeUpload, md5hex, putPart, startUpload, uploadAll } from '../storage/uploadClient.js';
 import { DEMO_US, http, userToken } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';
@@ -150,6 +151,44 @@ describe('state and housekeeping', () => {
       headers: { range: 'bytes=1000-2100' },
     });
     expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(1000, 2101))).toBe(true);
+  });
+
+  it('a session left behind by a crash during completion takes no writes, and its sweep keeps the file', async () => {
+    const dir = await servers.tempDir();
+    const bytes = randomBytes(2000);
+    const a = await start({ inMemory: false, dataDir: dir, uploadTtlS: 7200 });
+    const s = await startUpload(a.sim.api, a.token, bytes.length);
+    const part_list = [];
+    for (const p of s.Parts) {
+      const r = await putPart(
+        p.PresignedUrl,
+        slice(bytes, 1024)(p.PartNumber, p.PartNumber === 1 ? 1024 : 976),
+      );
+      part_list.push({ PartNumber: p.PartNumber, ETag: r.etag! });
+    }
+    const { storage } = a.sim.services;
+    const session = storage.uploads.get(s.UploadId)!;
+    const parts = s.Parts.map((p) => storage.parts.get(partKey(s.UploadId, p.PartNumber))!);
+    const done = await completeUpload(a.sim.api, a.token, {
+      file_id: s.FileId,
+      upload_id: s.UploadId,
+      part_list,
+    });
+    expect(done.status).toBe(200);
+    // The file record is written; a crash before the session's records went leaves them all.
+    await storage.uploads.put(session.upload_id, session);
+    for (const p of parts) await storage.parts.put(partKey(p.upload_id, p.part_number), p);
+    await a.sim.stop();
+
+    const b = await start({ inMemory: false, dataDir: dir, uploadTtlS: 7200 });
+    const url = (u: string) => u.replace(a.sim.url, b.sim.url);
+    const put = await putPart(url(s.Parts[0]!.PresignedUrl), randomBytes(1024));
+    expect([put.status, s3Code(put.text)]).toEqual([404, 'NoSuchUpload']);
+    await advance(b.sim, 7201_000);
+    await startUpload(b.sim.api, b.token, 10); // runs the sweep
+    expect(b.sim.services.storage.uploads.get(s.UploadId)).toBeUndefined();
+    const got = await fetch(url(done.body.DownloadUrl));
+    expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
   });
 
   it('removes abandoned sessions and their bytes after --upload-ttl', async () => {

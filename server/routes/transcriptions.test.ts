@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AUDIO_FIXTURES, uploadBytes, uploadFixture } from '../testing/audioFixtures.js';
 import { DEMO_US, http, OTHER_US, userToken } from '../testing/http.js';
-import { startTestServer, type TestServer } from '../testing/testServer.js';
 import {
   advance,
   DELAY,
@@ -10,33 +9,28 @@ import {
   keys,
   poll,
   submit,
+  useTranscriptionServers,
 } from '../testing/transcriptionKit.js';
-import { useTestServers } from '../testing/useTestServers.js';
 
-let sim: TestServer;
-beforeAll(async () => {
-  sim = await startTestServer({ transcriptionDelay: DELAY });
-});
-afterAll(() => sim.stop());
-const servers = useTestServers();
-const start = servers.start;
+const servers = useTranscriptionServers();
+const { sim, start } = servers;
 
 describe('submitting and polling', () => {
   it('answers PENDING with empty data, walks the statuses in order, then succeeds with a valid result', async () => {
-    const sub = await submit(sim, { file_url: externalUrl() });
+    const sub = await submit(sim(), { file_url: externalUrl() });
     expect(sub.status).toBe(200);
     expect(sub.body).toEqual({ transcription_id: expect.any(String), status: 'PENDING', data: {} });
     const id = sub.body.transcription_id;
-    const seen: string[] = [(await poll(sim, id)).body.status];
+    const seen: string[] = [(await poll(sim(), id)).body.status];
     for (const step of [3000, 3500, 4000, 10_000]) {
-      await advance(sim, step);
-      const r = await poll(sim, id);
+      await advance(sim(), step);
+      const r = await poll(sim(), id);
       expect(r.status).toBe(200);
       if (r.body.status !== 'SUCCESS') expect(r.body.data).toEqual({});
       seen.push(r.body.status);
     }
     expect(seen).toEqual(['PENDING', 'RECEIVED', 'STARTED', 'PROGRESS', 'SUCCESS']);
-    const done = await poll(sim, id);
+    const done = await poll(sim(), id);
     expectValidTask(done.body);
     const { text, segments, duration, language } = done.body.data;
     expect(text).toBe(segments.map((s: { text: string }) => s.text).join(' '));
@@ -50,9 +44,9 @@ describe('submitting and polling', () => {
     const params = { transcribe: { language: 'en-GB' }, diarization: { enabled: true } };
     const ids = [];
     for (const p of [params, params, { ...params, diarization: { enabled: false } }])
-      ids.push((await submit(sim, { file_url: url, params: p })).body.transcription_id);
-    await advance(sim, DELAY);
-    const [a, b, c] = await Promise.all(ids.map(async (id) => (await poll(sim, id)).body.data));
+      ids.push((await submit(sim(), { file_url: url, params: p })).body.transcription_id);
+    await advance(sim(), DELAY);
+    const [a, b, c] = await Promise.all(ids.map(async (id) => (await poll(sim(), id)).body.data));
     expect(b).toEqual(a);
     expect(a.language).toBe('en-GB');
     expect(c.text).toBe(a.text);
@@ -60,7 +54,7 @@ describe('submitting and polling', () => {
   });
 
   it('type-checks params and file_url, naming each bad field', async () => {
-    const r = await submit(sim, {
+    const r = await submit(sim(), {
       file_url: 'ftp://example.com/a.mp3',
       params: { transcribe: { model: 7 }, diarization: { enabled: 'yes' } },
     });
@@ -73,36 +67,36 @@ describe('submitting and polling', () => {
         'body.params.diarization.enabled',
       ]),
     );
-    expect((await submit(sim, {})).status).toBe(422);
+    expect((await submit(sim(), {})).status).toBe(422);
   });
 
   it('redirects the other trailing-slash spelling with 307, as a FastAPI backend does', async () => {
-    const noSlash = await fetch(`${sim.api}/open/partner/ai/transcriptions`, {
+    const noSlash = await fetch(`${sim().api}/open/partner/ai/transcriptions`, {
       method: 'POST',
       redirect: 'manual',
       headers: { ...keys(DEMO_US), 'content-type': 'application/json' },
       body: JSON.stringify({ file_url: externalUrl() }),
     });
     expect(noSlash.status).toBe(307);
-    expect(noSlash.headers.get('location')).toBe(`${sim.api}/open/partner/ai/transcriptions/`);
+    expect(noSlash.headers.get('location')).toBe(`${sim().api}/open/partner/ai/transcriptions/`);
     // A client that follows redirects (fetch does, keeping method and body) gets the task.
-    const followed = await http('POST', `${sim.api}/open/partner/ai/transcriptions`, {
+    const followed = await http('POST', `${sim().api}/open/partner/ai/transcriptions`, {
       headers: keys(DEMO_US),
       json: { file_url: externalUrl() },
     });
     expect(followed.body.status).toBe('PENDING');
     const id = followed.body.transcription_id;
-    const slash = await fetch(`${sim.apiJp}/open/partner/ai/transcriptions/${id}/?x=1`, {
+    const slash = await fetch(`${sim().apiJp}/open/partner/ai/transcriptions/${id}/?x=1`, {
       redirect: 'manual',
     });
     expect(slash.status).toBe(307);
-    expect(slash.headers.get('location')).toBe(`${sim.apiJp}/open/partner/ai/transcriptions/${id}?x=1`);
+    expect(slash.headers.get('location')).toBe(`${sim().apiJp}/open/partner/ai/transcriptions/${id}?x=1`);
   });
 });
 
 describe('credentials and ownership', () => {
   it('refuses a missing or wrong client id or api key on both operations', async () => {
-    const id = (await submit(sim, { file_url: externalUrl() })).body.transcription_id;
+    const id = (await submit(sim(), { file_url: externalUrl() })).body.transcription_id;
     const bad: Record<string, string>[] = [
       {},
       { 'x-client-id': DEMO_US.client_id },
@@ -112,11 +106,11 @@ describe('credentials and ownership', () => {
       { 'x-client-id': DEMO_US.client_id, 'x-client-api-key': DEMO_US.secret_key },
     ];
     for (const headers of bad) {
-      const post = await http('POST', `${sim.api}/open/partner/ai/transcriptions/`, {
+      const post = await http('POST', `${sim().api}/open/partner/ai/transcriptions/`, {
         headers,
         json: { file_url: externalUrl() },
       });
-      const get = await http('GET', `${sim.api}/open/partner/ai/transcriptions/${id}`, { headers });
+      const get = await http('GET', `${sim().api}/open/partner/ai/transcriptions/${id}`, { headers });
       for (const r of [post, get]) {
         expect(r.status, JSON.stringify(headers)).toBe(401);
         expect(r.text).not.toContain('transcription_id');
@@ -125,30 +119,30 @@ describe('credentials and ownership', () => {
   });
 
   it("answers 404 with a JSON error for another app's task and for an unknown id", async () => {
-    const id = (await submit(sim, { file_url: externalUrl() })).body.transcription_id;
-    for (const r of [await poll(sim, id, OTHER_US), await poll(sim, 'no-such-task')]) {
+    const id = (await submit(sim(), { file_url: externalUrl() })).body.transcription_id;
+    for (const r of [await poll(sim(), id, OTHER_US), await poll(sim(), 'no-such-task')]) {
       expect(r.status).toBe(404);
       expect(r.body).toMatchObject({ detail: 'TRANSCRIPTION_NOT_FOUND', message: expect.any(String) });
     }
-    expect((await poll(sim, id)).status).toBe(200);
+    expect((await poll(sim(), id)).status).toBe(200);
   });
 });
 
 describe('audio on the simulator storage', () => {
   it.each(Object.values(AUDIO_FIXTURES))('reads the real duration of $file (within 0.1 s)', async (f) => {
-    const { user } = await userToken(sim.api, DEMO_US);
-    const file = await uploadFixture(sim.api, user, f);
-    const id = (await submit(sim, { file_url: file.DownloadUrl })).body.transcription_id;
-    await advance(sim, DELAY);
-    const r = await poll(sim, id);
+    const { user } = await userToken(sim().api, DEMO_US);
+    const file = await uploadFixture(sim().api, user, f);
+    const id = (await submit(sim(), { file_url: file.DownloadUrl })).body.transcription_id;
+    await advance(sim(), DELAY);
+    const r = await poll(sim(), id);
     expect(r.body.status).toBe('SUCCESS');
     expectValidTask(r.body);
     expect(Math.abs(r.body.data.duration - f.duration)).toBeLessThan(0.1);
     // Same bytes uploaded again (new file id, new URL): same transcript, seeded by the MD5.
-    const again = await uploadFixture(sim.api, user, f);
-    const id2 = (await submit(sim, { file_url: again.DownloadUrl })).body.transcription_id;
-    await advance(sim, DELAY);
-    expect((await poll(sim, id2)).body.data).toEqual(r.body.data);
+    const again = await uploadFixture(sim().api, user, f);
+    const id2 = (await submit(sim(), { file_url: again.DownloadUrl })).body.transcription_id;
+    await advance(sim(), DELAY);
+    expect((await poll(sim(), id2)).body.data).toEqual(r.body.data);
   });
 
   it('fails a file that no longer exists, an expired URL and bytes that are not audio', async () => {

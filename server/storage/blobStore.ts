@@ -37,7 +37,6 @@ function checkKey(key: string): string {
 /** Blobs as files under `<dataDir>/blobs`: streamed in and out, never held in memory whole. */
 export class DiskBlobStore implements BlobStore {
   readonly kind = 'disk';
-  private readonly made = new Set<string>();
 
   constructor(readonly root: string) {}
 
@@ -45,13 +44,11 @@ export class DiskBlobStore implements BlobStore {
     return join(this.root, checkKey(key));
   }
 
+  /** mkdir on every sink, not remembered: a cache of made folders would grow with every
+   * upload, and could be wrong after a sweep or reset removed a folder. */
   async sink(key: string): Promise<Writable> {
     const p = this.path(key);
-    const dir = dirname(p);
-    if (!this.made.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      this.made.add(dir);
-    }
+    await mkdir(dirname(p), { recursive: true });
     return createWriteStream(p);
   }
 
@@ -64,13 +61,10 @@ export class DiskBlobStore implements BlobStore {
   }
 
   async deletePrefix(prefix: string): Promise<void> {
-    const dir = this.path(prefix);
-    this.made.delete(dir);
-    await rm(dir, { recursive: true, force: true });
+    await rm(this.path(prefix), { recursive: true, force: true });
   }
 
   async clear(): Promise<void> {
-    this.made.clear();
     await rm(this.root, { recursive: true, force: true });
   }
 }

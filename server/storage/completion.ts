@@ -1,5 +1,6 @@
 import { SimError } from '../core/errors.js';
 import type { TokenClaims } from '../domain/tokens.js';
+import { dropUpload } from './housekeeping.js';
 import { bareEtag, type FileRecord, multipartEtag, type PartRecord, partKey } from './records.js';
 import type { StorageService } from './storageService.js';
 import { hashParts } from './streams.js';
@@ -19,8 +20,6 @@ export const noSuchUpload = (resource?: string): SimError =>
     'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
     resource ? { resource } : {},
   );
-
-const bad = (code: string, message: string): SimError => SimError.badRequest(code, message);
 
 /**
  * complete-upload. Checks, in this order: the session is the caller's (else 404
@@ -47,12 +46,15 @@ export async function completeUpload(
     throw noSuchUpload();
   }
   if (req.filetype !== s.filetype) {
-    throw bad('FILE_TYPE_INVALID', `filetype ${req.filetype} differs from the session's ${s.filetype}`);
+    throw SimError.badRequest(
+      'FILE_TYPE_INVALID',
+      `filetype ${req.filetype} differs from the session's ${s.filetype}`,
+    );
   }
   const list = req.part_list;
   for (let i = 1; i < list.length; i++) {
     if (list[i]!.PartNumber <= list[i - 1]!.PartNumber) {
-      throw bad(
+      throw SimError.badRequest(
         'InvalidPartOrder',
         'The list of parts was not in ascending order. Parts must be ordered by part number.',
       );
@@ -61,7 +63,7 @@ export async function completeUpload(
   const parts: PartRecord[] = list.map((entry) => {
     const rec = svc.parts.get(partKey(s.upload_id, entry.PartNumber));
     if (!rec || rec.md5 !== bareEtag(entry.ETag).toLowerCase()) {
-      throw bad(
+      throw SimError.badRequest(
         'InvalidPart',
         `One or more of the specified parts could not be found or the ETag did not match (part ${entry.PartNumber}).`,
       );
@@ -70,7 +72,7 @@ export async function completeUpload(
   });
   const short = parts.slice(0, -1).find((p) => p.size !== s.chunk_size);
   if (short) {
-    throw bad(
+    throw SimError.badRequest(
       'EntityTooSmall',
       `Part ${short.part_number} has ${short.size} bytes; every part but the last must be exactly ChunkSize (${s.chunk_size}).`,
     );
@@ -80,7 +82,10 @@ export async function completeUpload(
     const listed = new Set(list.map((e) => e.PartNumber));
     const missing = Array.from({ length: s.part_count }, (_, i) => i + 1).filter((n) => !listed.has(n));
     const why = missing.length ? `; parts not listed: ${missing.slice(0, 20).join(', ')}` : '';
-    throw bad('FILE_SIZE_INVALID', `The parts add up to ${total} bytes, filesize is ${s.filesize}${why}.`);
+    throw SimError.badRequest(
+      'FILE_SIZE_INVALID',
+      `The parts add up to ${total} bytes, filesize is ${s.filesize}${why}.`,
+    );
   }
 
   const work = (async () => {
@@ -89,7 +94,10 @@ export async function completeUpload(
       parts.map((p) => p.blob),
     );
     if (req.file_md5 !== undefined && req.file_md5 !== built.md5) {
-      throw bad('FILE_MD5_NOT_MATCH', `file_md5 does not match the uploaded content (MD5 ${built.md5}).`);
+      throw SimError.badRequest(
+        'FILE_MD5_NOT_MATCH',
+        `file_md5 does not match the uploaded content (MD5 ${built.md5}).`,
+      );
     }
     const file: FileRecord = {
       file_id: s.file_id,
@@ -103,9 +111,10 @@ export async function completeUpload(
       parts: parts.map((p) => ({ blob: p.blob, size: p.size })),
       created_ms: svc.clock.now(),
     };
-    // The file record is the commit point; the session's records go, its used blobs stay.
+    // The file record is the commit point (from then on the session counts as gone, even if a
+    // crash keeps its records); then the session's records go, and the blobs the file uses stay.
     await svc.files.put(file.file_id, file);
-    await svc.dropUpload(s, new Set(file.parts.map((p) => p.blob)));
+    await dropUpload(svc, s);
     return file;
   })();
   svc.completing.set(s.upload_id, work);

@@ -9,7 +9,7 @@ import { SimError } from '../core/errors.js';
  * The host is NOT part of the signature (although `X-Amz-SignedHeaders=host` is written, as
  * S3 does): the same URL keeps working behind a proxy, a port forward or a container name.
  */
-export const ALGORITHM = 'AWS4-HMAC-SHA256';
+const ALGORITHM = 'AWS4-HMAC-SHA256';
 export const ACCESS_KEY = 'SIMACCESSKEY';
 const MAX_EXPIRES_S = 604_800;
 const REQUIRED = [
@@ -25,7 +25,7 @@ const rfc3986 = (s: string): string =>
   encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** `20240101T000000Z` */
-export function amzDate(ms: number): string {
+function amzDate(ms: number): string {
   return new Date(ms)
     .toISOString()
     .replace(/[-:]/g, '')

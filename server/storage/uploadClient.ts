@@ -60,23 +60,25 @@ export async function completeUpload(
 }
 
 /**
- * Upload `size` bytes produced by `partBytes(partNumber, length)` with `concurrency` PUTs in
- * flight, then complete. Throws on any non-2xx answer.
+ * Upload `size` bytes produced by `partBytes(partNumber, length, offset)` with `concurrency`
+ * PUTs in flight, then complete. Throws on any non-2xx answer.
  */
 export async function uploadAll(
   api: string,
   token: string,
   size: number,
-  partBytes: (part: number, length: number) => Uint8Array,
-  opts: { concurrency?: number; fileMd5?: string } = {},
+  partBytes: (part: number, length: number, offset: number) => Uint8Array,
+  opts: { concurrency?: number; fileMd5?: string; filetype?: string } = {},
 ): Promise<UploadedFile> {
-  const s = await startUpload(api, token, size);
+  const filetype = opts.filetype ?? 'mp3';
+  const s = await startUpload(api, token, size, filetype);
   const etags = new Map<number, string>();
   const queue = [...s.Parts];
   const worker = async () => {
     for (let p = queue.shift(); p; p = queue.shift()) {
-      const length = Math.min(s.ChunkSize, size - (p.PartNumber - 1) * s.ChunkSize);
-      const r = await putPart(p.PresignedUrl, partBytes(p.PartNumber, length));
+      const offset = (p.PartNumber - 1) * s.ChunkSize;
+      const length = Math.min(s.ChunkSize, size - offset);
+      const r = await putPart(p.PresignedUrl, partBytes(p.PartNumber, length, offset));
       if (r.status !== 200 || !r.etag) throw new Error(`PUT part ${p.PartNumber}: ${r.status} ${r.text}`);
       etags.set(p.PartNumber, r.etag);
     }
@@ -87,6 +89,7 @@ export async function uploadAll(
     file_id: s.FileId,
     upload_id: s.UploadId,
     part_list,
+    filetype,
     ...(opts.fileMd5 ? { file_md5: opts.fileMd5 } : {}),
   });
   if (done.status !== 200) throw new Error(`complete-upload: ${done.status} ${done.text}`);

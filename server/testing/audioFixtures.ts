@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fromRoot } from '../core/root.js';
-import { completeUpload, md5hex, putPart, startUpload, type UploadedFile } from '../storage/uploadClient.js';
+import { md5hex, type UploadedFile, uploadAll } from '../storage/uploadClient.js';
 
 /**
  * The committed audio fixtures (fixtures/audio/README.md says how they were made) with their
@@ -22,32 +22,14 @@ export const openAudio = (f: AudioFixture) => createReadStream(audioPath(f));
 
 /**
  * Upload bytes through the partner API the way an app does (generate presigned URLs, PUT each
- * part, complete) and return the completed file, whose `DownloadUrl` can be transcribed.
+ * part, complete with the MD5) and return the completed file, whose `DownloadUrl` can be
+ * transcribed.
  */
-export async function uploadBytes(
-  api: string,
-  userToken: string,
-  bytes: Buffer,
-  filetype: string,
-): Promise<UploadedFile> {
-  const s = await startUpload(api, userToken, bytes.length, filetype);
-  const part_list = [];
-  for (const p of s.Parts) {
-    const from = (p.PartNumber - 1) * s.ChunkSize;
-    const r = await putPart(p.PresignedUrl, bytes.subarray(from, from + s.ChunkSize));
-    if (r.status !== 200 || !r.etag) throw new Error(`PUT part ${p.PartNumber}: ${r.status} ${r.text}`);
-    part_list.push({ PartNumber: p.PartNumber, ETag: r.etag });
-  }
-  const done = await completeUpload(api, userToken, {
-    file_id: s.FileId,
-    upload_id: s.UploadId,
-    part_list,
+export const uploadBytes = (api: string, userToken: string, bytes: Buffer, filetype: string) =>
+  uploadAll(api, userToken, bytes.length, (_n, length, from) => bytes.subarray(from, from + length), {
     filetype,
-    file_md5: md5hex(bytes),
+    fileMd5: md5hex(bytes),
   });
-  if (done.status !== 200) throw new Error(`complete-upload: ${done.status} ${done.text}`);
-  return done.body as UploadedFile;
-}
 
 export const uploadFixture = async (api: string, userToken: string, f: AudioFixture): Promise<UploadedFile> =>
   uploadBytes(api, userToken, await readAudio(f), f.filetype);

@@ -1,14 +1,33 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { apiSpec } from '../spec/openapi.js';
 import { validatorsFor } from '../spec/validators.js';
 import { DEMO_US, http } from './http.js';
-import type { TestServer } from './testServer.js';
+import { startTestServer, type TestServer } from './testServer.js';
+import { useTestServers } from './useTestServers.js';
 
 // Shared by the transcription HTTP tests. Their simulators run transcriptions that take
 // exactly 20 s of simulated time: PENDING [0, 2 s), RECEIVED [2, 5 s), STARTED [5, 8 s),
 // PROGRESS [8, 20 s), SUCCESS. The phases are wide so the real time a slow machine spends
 // in between cannot skip one.
 export const DELAY = 20_000;
+
+/**
+ * The servers of a transcription test file: `sim()` is one simulator the whole file shares
+ * (on the DELAY timeline; each test keeps to its own tasks), `start()` and `tempDir()` give
+ * fresh ones per test (see useTestServers).
+ */
+export function useTranscriptionServers() {
+  let shared: TestServer | undefined;
+  beforeAll(async () => {
+    shared = await startTestServer({ transcriptionDelay: DELAY });
+  });
+  afterAll(() => shared?.stop());
+  const sim = (): TestServer => {
+    if (!shared) throw new Error('the shared simulator starts in beforeAll');
+    return shared;
+  };
+  return { ...useTestServers(), sim };
+}
 
 export const keys = (app: { client_id: string; api_key: string }) => ({
   'x-client-id': app.client_id,

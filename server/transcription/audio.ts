@@ -11,6 +11,8 @@ export interface AudioSource {
   path?: string;
 }
 
+/** Parser hints by file type (music-metadata picks its parser by MIME type): not the types
+ * storage serves files as — an `opus` file is an Ogg container, so it is parsed as one. */
 const MIME: Record<string, string> = {
   mp3: 'audio/mpeg',
   wav: 'audio/wav',

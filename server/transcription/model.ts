@@ -14,9 +14,6 @@ export type TaskBody = Schemas['TranscriptionTask'];
 export type AdminTask = AdminSchemas['schemas']['AdminTranscription'];
 export type ResultShape = 'spec' | 'live';
 
-export const TERMINAL: readonly TranscriptionStatus[] = ['SUCCESS', 'FAILURE', 'REVOKED'];
-export const isFailure = (s: TranscriptionStatus): boolean => s === 'FAILURE' || s === 'REVOKED';
-
 /** `params` with every default of openapi.yaml applied: what a task is processed with. */
 export interface Params {
   language: string;

@@ -31,6 +31,10 @@ class TableSource implements FileSource {
     this.lookups++;
     return this.table.get(url) ?? { status: 'missing', reason: 'NoSuchKey' };
   }
+  byId(fileId: string): FileLookup {
+    this.lookups++;
+    return this.table.get(BASE + fileId) ?? { status: 'missing', reason: 'NoSuchKey' };
+  }
   async addFixture(name: string, f: AudioFixture, onDisk = true): Promise<string> {
     const bytes = await readAudio(f);
     return this.add(name, f.filetype, bytes, onDisk ? audioPath(f) : undefined, () => openAudio(f));

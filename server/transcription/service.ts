@@ -32,6 +32,8 @@ export interface TranscriptionOptions {
   outcomeFor?: (clientId: string) => Override | undefined;
 }
 
+type StorageSource = Extract<TaskRecord['source'], { kind: 'storage' }>;
+
 const notFound = () => SimError.notFound('TRANSCRIPTION_NOT_FOUND', 'No transcription task with this id.');
 const RESULT_CACHE = 256;
 const AUDIO_CACHE = 1024;
@@ -190,7 +192,7 @@ export class TranscriptionService implements Lifecycle {
     if (rec.source.kind !== 'storage' || rec.audio) return rec;
     let probe = this.probes.get(rec.transcription_id);
     if (!probe) {
-      probe = this.readAudio(rec.transcription_id, rec.file_url, rec.source.md5).finally(() =>
+      probe = this.readAudio(rec.transcription_id, rec.source).finally(() =>
         this.probes.delete(rec.transcription_id),
       );
       this.probes.set(rec.transcription_id, probe);
@@ -198,8 +200,8 @@ export class TranscriptionService implements Lifecycle {
     return (await probe) ?? rec;
   }
 
-  private async readAudio(id: string, fileUrl: string, md5: string): Promise<TaskRecord | undefined> {
-    const audio = await this.audioOf(fileUrl, md5);
+  private async readAudio(id: string, file: StorageSource): Promise<TaskRecord | undefined> {
+    const audio = await this.audioOf(file);
     // Re-read: the task may have been pinned or removed while the audio was read.
     const latest = this.tasks.get(id);
     if (!latest) return undefined;
@@ -208,11 +210,14 @@ export class TranscriptionService implements Lifecycle {
     return next;
   }
 
-  /** One read per distinct audio (by MD5), shared by concurrent and later tasks. */
-  private audioOf(fileUrl: string, md5: string): Promise<AudioInfo> {
+  /**
+   * One read per distinct audio (by MD5), shared by concurrent and later tasks. The file is
+   * found by id: the submission checked its URL, which may have expired since (a restart).
+   */
+  private audioOf({ file_id, md5 }: StorageSource): Promise<AudioInfo> {
     let p = this.audioByMd5.get(md5);
     if (!p) {
-      const found = this.opts.files?.lookup(fileUrl);
+      const found = this.opts.files?.byId(file_id);
       if (found?.status !== 'found') {
         const reason = found?.reason ?? 'storage unavailable';
         return Promise.resolve({ ok: false, message: `The audio file could not be downloaded: ${reason}` });

@@ -68,7 +68,7 @@ export function statusAt(input: TimelineInput): StatusView {
   const { elapsedMs, totalMs: total, failure, outcome, pinned } = input;
   if (pinned) return withMessage(pinned.status, pinned.message, failure);
   let natural: TranscriptionStatus = 'PENDING';
-  for (const [status, at] of PHASES) if (elapsedMs >= Math.round(at * total)) natural = status;
+  for (const [status] of PHASES) if (elapsedMs >= phaseStartMs(status, total)) natural = status;
   const stuck = outcome && ORDER.includes(outcome.status) ? outcome.status : undefined;
   if (stuck && ORDER.indexOf(natural) > ORDER.indexOf(stuck)) natural = stuck;
   if (failure !== undefined && ORDER.indexOf(natural) >= ORDER.indexOf('STARTED'))

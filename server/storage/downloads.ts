@@ -1,0 +1,92 @@
+import type { Readable } from 'node:stream';
+import { SimError } from '../core/errors.js';
+import type { FileLookup } from '../domain/fileSource.js';
+import type { ByteRange } from './blobStore.js';
+import { ACCESS_KEY } from './presign.js';
+import { parseRange } from './range.js';
+import type { FileRecord } from './records.js';
+import type { StorageService } from './storageService.js';
+import { openParts } from './streams.js';
+
+/** What a GET/HEAD of a DownloadUrl answers: the file, the one range asked for, its bytes. */
+export interface Download {
+  file: FileRecord;
+  range?: ByteRange;
+  open(): Readable;
+}
+
+const noSuchKey = () => SimError.notFound('NoSuchKey', 'The specified key does not exist.');
+
+/** The path a file's DownloadUrl is signed for (relative to the storage mount). */
+export const filePath = (fileId: string): string => `/files/${fileId}`;
+
+/** GET/HEAD of a DownloadUrl: signature first (a HEAD may use the GET URL), then the key. */
+export function resolveDownload(svc: StorageService, fileId: string, query: URLSearchParams): FileRecord {
+  svc.presigner.verify('GET', filePath(fileId), query, svc.clock.now());
+  const file = svc.files.get(fileId);
+  if (!file) throw noSuchKey();
+  return file;
+}
+
+/**
+ * A download as S3 serves it: the whole object, or the one `Range` asked for (206); a range
+ * that starts past the end is 416 InvalidRange, with the size in `Content-Range`.
+ */
+export function download(
+  svc: StorageService,
+  fileId: string,
+  query: URLSearchParams,
+  rangeHeader: string | undefined,
+): Download {
+  const file = resolveDownload(svc, fileId, query);
+  const range = parseRange(rangeHeader, file.size);
+  if (range === 'unsatisfiable') {
+    throw new SimError(416, 'InvalidRange', 'The requested range is not satisfiable', {
+      headers: { 'Content-Range': `bytes */${file.size}` },
+    });
+  }
+  return {
+    file,
+    ...(range ? { range } : {}),
+    open: () => openParts(svc.blobs, file.parts, range),
+  };
+}
+
+/** A file as the FileSource hands it out; a one-part file on disk also gives its path. */
+function found(svc: StorageService, file: FileRecord): FileLookup {
+  const { file_id, client_id, filetype, size, md5, etag } = file;
+  // A one-part file is one blob: on disk, readers (e.g. music-metadata) may use its path.
+  const path = file.parts.length === 1 ? svc.blobs.path(file.parts[0]!.blob) : undefined;
+  return {
+    status: 'found',
+    file: { file_id, client_id, filetype, size, md5, etag },
+    open: () => openParts(svc.blobs, file.parts),
+    ...(path ? { path } : {}),
+  };
+}
+
+/** FileSource.lookup: resolve a DownloadUrl of this simulator without going through HTTP. */
+export function lookupUrl(svc: StorageService, fileUrl: string): FileLookup | undefined {
+  let url: URL;
+  try {
+    url = new URL(fileUrl);
+  } catch {
+    return undefined;
+  }
+  const m = /\/storage\/files\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
+  if (!m || !url.searchParams.get('X-Amz-Credential')?.startsWith(`${ACCESS_KEY}/`)) return undefined;
+  try {
+    return found(svc, resolveDownload(svc, m[1]!, url.searchParams));
+  } catch (e) {
+    if (!(e instanceof SimError)) throw e;
+    if (e.code === 'AccessDenied') return { status: 'expired', reason: e.message };
+    if (e.code === 'NoSuchKey') return { status: 'missing', reason: e.message };
+    return { status: 'invalid', reason: `${e.code}: ${e.message}` };
+  }
+}
+
+/** FileSource.byId: a file a URL already resolved to, read again later (no signature). */
+export function lookupId(svc: StorageService, fileId: string): FileLookup {
+  const file = svc.files.get(fileId);
+  return file ? found(svc, file) : { status: 'missing', reason: noSuchKey().message };
+}
