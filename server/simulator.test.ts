@@ -161,6 +161,18 @@ describe('errors', () => {
     expect(specShape.body.detail).toBe('WRONG_TOKEN_KIND');
   });
 
+  it('answers malformed percent-encoding in a path with 400 on every surface, not 500', async () => {
+    const s = await start();
+    const api = await http('GET', `${s.api}/open/partner/ai/transcriptions/%zz`, {
+      headers: { 'x-client-id': DEMO_US.client_id, 'x-client-api-key': DEMO_US.api_key },
+    });
+    expect(api.status).toBe(400);
+    expect(api.body.detail).toBe('InvalidURI');
+    const storage = await http('GET', `${s.url}/storage/files/%zz?X-Amz-Signature=x`);
+    expect(storage.status).toBe(400);
+    expect(storage.text).toContain('<Code>InvalidURI</Code>');
+  });
+
   it('a response that breaks the spec fails loudly, naming the field', async () => {
     const s = await start({ breakResponse: 'createUserToken:access_token' });
     const { partner } = await userToken(s.api, DEMO_US).catch(() => ({ partner: '' }));

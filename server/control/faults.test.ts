@@ -207,6 +207,8 @@ describe('match narrows a rule', () => {
     const binding = (sn: string) =>
       http('GET', `${sim.api}/open/partner/sdk/binding?type=notepro&sn=${sn}`, { headers: bearer(user) });
     expect((await binding('881FAULT0001')).status).toBe(500);
+    // Serials are case-insensitive in the registry, so in rules too.
+    expect((await binding('881fault0001')).status).toBe(500);
     expect((await binding('881FAULT0002')).status).not.toBe(500);
     const mint = (user_id: string) =>
       http('POST', `${sim.api}/open/partner/users/access-token`, {

@@ -229,7 +229,7 @@ function matches(r: FaultRule, s: FaultSubject): boolean {
   if (!m) return true;
   return (
     (m.client_id === undefined || m.client_id === s.client_id) &&
-    (m.sn === undefined || m.sn === s.sn) &&
+    (m.sn === undefined || m.sn.toUpperCase() === s.sn?.toUpperCase()) &&
     (m.part_number === undefined || m.part_number === s.part_number) &&
     (m.user_id === undefined || m.user_id === s.user_id) &&
     (m.path_contains === undefined || s.path.includes(m.path_contains))

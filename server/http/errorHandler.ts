@@ -36,6 +36,13 @@ function fromParserError(err: { type?: string; status?: number; message?: string
     case 'request.aborted':
       return new SimError(400, 'REQUEST_ABORTED', 'Client closed the request');
     default:
+      // The router's own refusals, e.g. a path parameter with malformed percent-encoding
+      // (`/files/%zz`), carry a 4xx status: still the client's mistake, never a 500.
+      if (err instanceof URIError)
+        return new SimError(400, 'InvalidURI', 'Malformed percent-encoding in the URL');
+      if (typeof err.status === 'number' && err.status >= 400 && err.status < 500) {
+        return new SimError(err.status, 'BAD_REQUEST', err.message ?? 'Bad request');
+      }
       return undefined;
   }
 }
