@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDataDir } from '../testing/testServer.js';
-import { FileStore } from './fileStore.js';
+import { FileStore, shardName } from './fileStore.js';
 import { MemoryStore } from './memoryStore.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -24,8 +24,10 @@ describe('FileStore', () => {
     await a.collection<{ n: number }>('things').put('two', { n: 2 });
     await a.collection<{ n: number }>('things').put('two', { n: 3 });
     await a.close();
-    expect((await readdir(join(dir, 'things'))).sort()).toEqual(['a%2Fb%20c.json', 'two.json']);
-    expect(JSON.parse(await readFile(join(dir, 'things', 'two.json'), 'utf8'))).toEqual({ n: 3 });
+    expect((await readdir(join(dir, 'things', shardName('a/b c')))).sort()).toContain('a%2Fb%20c.json');
+    expect(JSON.parse(await readFile(join(dir, 'things', shardName('two'), 'two.json'), 'utf8'))).toEqual({
+      n: 3,
+    });
     const b = await FileStore.open(dir);
     expect(b.collection<{ n: number }>('things').get('a/b c')).toEqual({ n: 1 });
     expect(b.collection<{ n: number }>('things').get('two')).toEqual({ n: 3 });
@@ -51,6 +53,18 @@ describe('FileStore', () => {
     await s.clear();
     expect(s.collection('a').size).toBe(0);
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('spreads records over at most 256 shard folders per collection', async () => {
+    const dir = await tmp();
+    const s = await FileStore.open(dir);
+    const c = s.collection<number>('many');
+    await Promise.all(Array.from({ length: 2000 }, (_, i) => c.put(`id-${i}`, i)));
+    await s.close();
+    const shards = await readdir(join(dir, 'many'));
+    expect(shards.length).toBeGreaterThan(200);
+    expect(shards.every((n) => /^[0-9a-f]{2}$/.test(n))).toBe(true);
+    expect((await FileStore.open(dir)).collection<number>('many').size).toBe(2000);
   });
 
   it('rejects collection names that would escape the folder', () => {

@@ -4,10 +4,13 @@ import { TextFile } from 'lowdb/node';
 import { MemoryCollection, MemoryStore } from './memoryStore.js';
 
 /**
- * The embedded default store: one small JSON file per record under `<dir>/<collection>/`,
- * written through lowdb's file adapter (steno: temp file + rename, so a crash never leaves a
- * half-written record). One file per record keeps the cost of a write independent of how
- * much state there is, which a single db.json cannot do, and the files stay readable.
+ * The embedded default store: one small JSON file per record under
+ * `<dir>/<collection>/<shard>/<id>.json`, written through lowdb's file adapter (steno: temp
+ * file + rename, so a crash never leaves a half-written record). One file per record keeps
+ * the cost of a write independent of how much state there is, which a single db.json cannot
+ * do, and the files stay readable. The 256 shard folders (two hex digits of a hash of the id)
+ * keep directories small: with 20,000 files in one folder each write's create + rename cost
+ * measurably more (1.4-1.5x) than in a small one.
  *
  * All records are loaded into memory at open; reads never touch the disk. Writes to the same
  * record are chained so they land in order. One process owns a data folder.
@@ -34,12 +37,17 @@ export class FileStore extends MemoryStore {
     for (const entry of await readdir(dir, { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;
       const col = store.collection<unknown>(entry.name) as MemoryCollection<unknown>;
-      const names = (await readdir(join(dir, entry.name))).filter((n) => n.endsWith('.json'));
-      const bodies = await Promise.all(names.map((n) => readFile(join(dir, entry.name, n), 'utf8')));
-      names.forEach((n, i) => {
-        col.map.set(decodeURIComponent(n.slice(0, -5)), JSON.parse(bodies[i]!));
-      });
-      store.madeDirs.add(entry.name);
+      const colDir = join(dir, entry.name);
+      for (const shard of await readdir(colDir, { withFileTypes: true })) {
+        if (!shard.isDirectory()) continue;
+        const shardDir = join(colDir, shard.name);
+        const names = (await readdir(shardDir)).filter((n) => n.endsWith('.json'));
+        const bodies = await Promise.all(names.map((n) => readFile(join(shardDir, n), 'utf8')));
+        names.forEach((n, i) => {
+          col.map.set(decodeURIComponent(n.slice(0, -5)), JSON.parse(bodies[i]!));
+        });
+        store.madeDirs.add(join(entry.name, shard.name));
+      }
     }
     return store;
   }
@@ -52,14 +60,19 @@ export class FileStore extends MemoryStore {
     );
   }
 
+  private shardOf(col: string, id: string): string {
+    return join(col, shardName(id));
+  }
+
   private path(col: string, id: string): string {
-    return join(this.dir, col, `${encodeURIComponent(id)}.json`);
+    return join(this.dir, this.shardOf(col, id), `${encodeURIComponent(id)}.json`);
   }
 
   private async write(col: string, id: string, value: unknown): Promise<void> {
-    if (!this.madeDirs.has(col)) {
-      await mkdir(join(this.dir, col), { recursive: true });
-      this.madeDirs.add(col);
+    const shard = this.shardOf(col, id);
+    if (!this.madeDirs.has(shard)) {
+      await mkdir(join(this.dir, shard), { recursive: true });
+      this.madeDirs.add(shard);
     }
     const p = this.path(col, id);
     let f = this.files.get(p);
@@ -107,4 +120,14 @@ export class FileStore extends MemoryStore {
   override async close(): Promise<void> {
     await this.flush();
   }
+}
+
+/** Two hex digits of an FNV-1a hash of the id: which of 256 folders holds its file. */
+export function shardName(id: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return ((h >>> 0) & 0xff).toString(16).padStart(2, '0');
 }
