@@ -1,24 +1,19 @@
 import { timingSafeEqual } from 'node:crypto';
 import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
+import type { components } from '../spec/admin-types.js';
 import type { Collection, Store } from '../store/store.js';
 
-export type Region = 'us' | 'jp';
-export const REGIONS: readonly Region[] = ['us', 'jp'];
+type AdminSchemas = components['schemas'];
 
-/** A partner application as issued in the developer portal, plus its quirk switches. */
-export interface PartnerApp {
-  client_id: string;
-  secret_key: string;
-  api_key: string;
-  region: Region;
-  /** Transcription result shape for this app (overrides --result-shape when set). */
-  result_shape: 'spec' | 'live';
-  /** Error body shape for this app (overrides --error-shape when set). */
-  error_shape: 'spec' | 'live';
-  /** Whether the part ETag header answered to a storage PUT keeps (S3) or strips its quotes. */
-  etag_quotes: 'keep' | 'strip';
-}
+export type Region = AdminSchemas['Region'];
+
+/**
+ * A partner application as issued in the developer portal, plus its quirk switches
+ * (result_shape, error_shape, etag_quotes): the control API's PartnerApp, as documented in
+ * server/admin.openapi.yaml.
+ */
+export type PartnerApp = AdminSchemas['PartnerApp'];
 
 export type NewApp = Partial<PartnerApp>;
 

@@ -1,4 +1,6 @@
 import { SimError } from '../core/errors.js';
+import type { components as AdminTypes } from '../spec/admin-types.js';
+import type { components as ApiTypes } from '../spec/api-types.js';
 
 /**
  * The device registry's record and the pure rules over it (no store, no HTTP). A serial that
@@ -7,16 +9,16 @@ import { SimError } from '../core/errors.js';
  * disagree with the owner and the bind events.
  */
 
-export type DeviceType = 'notepro' | 'notepins';
+type Api = ApiTypes['schemas'];
+type Admin = AdminTypes['schemas'];
+
+export type DeviceType = Api['DeviceType'];
 
 /** Only these prefixes are devices of this API (`880` notepin and `888` note exist, unsupported). */
 export const TYPE_BY_PREFIX: Readonly<Record<string, DeviceType>> = { '881': 'notepro', '882': 'notepins' };
 
 /** The account a device is bound to: the `sub` of a user token and the app that minted it. */
-export interface DeviceOwner {
-  sub: string;
-  client_id: string;
-}
+export type DeviceOwner = Admin['DeviceOwner'];
 
 export interface DeviceRecord {
   sn: string;
@@ -32,17 +34,11 @@ export interface DeviceRecord {
   bind_events: string[];
 }
 
-export interface Binding {
-  is_bind: boolean | null;
-  bind_history: string[];
-}
+/** What the binding query answers (openapi.yaml BindingResponse). */
+export type Binding = Api['BindingResponse'];
 
-export interface DeviceView extends Binding {
-  sn: string;
-  type: DeviceType;
-  owner: DeviceOwner | null;
-  signed: boolean;
-}
+/** What the control API shows of a device (admin.openapi.yaml Device). */
+export type DeviceView = Admin['Device'];
 
 /**
  * Serials are compared case-insensitively and kept upper-case: real serials are, and the file

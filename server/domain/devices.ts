@@ -1,6 +1,8 @@
 import { SimError } from '../core/errors.js';
 import { type Lifecycle, readFixture } from '../core/lifecycle.js';
 import type { Random } from '../core/random.js';
+import type { components as AdminComponents } from '../spec/admin-types.js';
+import type { components } from '../spec/api-types.js';
 import type { Collection, Store } from '../store/store.js';
 import {
   type Binding,
@@ -9,7 +11,6 @@ import {
   checkType,
   type DeviceOwner,
   type DeviceRecord,
-  type DeviceType,
   type DeviceView,
   normalizeSerial,
   signedDevice,
@@ -18,19 +19,16 @@ import {
 } from './deviceModel.js';
 
 /** A device as named by a partner request: where its fields came from decides error `loc`s. */
-export interface DeviceRef {
-  type: DeviceType;
-  sn: string;
-}
+export type DeviceRef = components['schemas']['DeviceRef'];
 type Source = 'query' | 'body';
 
-/** The control API's (and the fixtures') description of a device state. */
-export interface DeviceState {
-  is_bind: boolean | null;
+/**
+ * The control API's (and the fixtures') description of a device state: admin.openapi.yaml
+ * DeviceState, whose bind_history defaults to [] (so fixtures may leave it out).
+ */
+export type DeviceState = Omit<AdminComponents['schemas']['DeviceState'], 'bind_history'> & {
   bind_history?: string[];
-  owner?: DeviceOwner;
-  type?: DeviceType;
-}
+};
 
 /** An entry of fixtures/devices.json: a state plus its serial and what it reproduces. */
 export interface DeviceFixture extends DeviceState {

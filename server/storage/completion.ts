@@ -1,17 +1,12 @@
 import { SimError } from '../core/errors.js';
 import type { TokenClaims } from '../domain/tokens.js';
+import type { components } from '../spec/api-types.js';
 import { dropUpload } from './housekeeping.js';
 import { bareEtag, type FileRecord, multipartEtag, type PartRecord, partKey } from './records.js';
 import type { StorageService } from './storageService.js';
 import { hashParts } from './streams.js';
 
-export interface CompleteRequest {
-  file_id: string;
-  upload_id: string;
-  part_list: { PartNumber: number; ETag: string }[];
-  filetype: string;
-  file_md5?: string;
-}
+export type CompleteRequest = components['schemas']['CompleteUploadRequest'];
 
 export const noSuchUpload = (resource?: string): SimError =>
   new SimError(

@@ -1,23 +1,13 @@
 import { createHash } from 'node:crypto';
+import type { components } from '../spec/api-types.js';
 
 /**
  * A minimal partner-side upload client over real HTTP (fetch): what tests, the benchmark and
  * examples use to drive generate → PUT parts → complete. It holds at most one part in memory
  * per request in flight.
  */
-export interface UploadSession {
-  FileId: string;
-  UploadId: string;
-  ChunkSize: number;
-  Parts: { PartNumber: number; PresignedUrl: string }[];
-}
-
-export interface UploadedFile {
-  FileId: string;
-  FileType: string;
-  DownloadUrl: string;
-  FileMd5: string;
-}
+export type UploadSession = components['schemas']['UploadSession'];
+export type UploadedFile = components['schemas']['UploadedFile'];
 
 export const md5hex = (b: Uint8Array): string => createHash('md5').update(b).digest('hex');
 
