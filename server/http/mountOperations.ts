@@ -71,9 +71,12 @@ export function mountOperations(
       sim.auth = auth;
       for (const hook of opts.afterAuth ?? []) if (await hook(op, req, res, auth)) return;
       const hasBody = req.body !== undefined;
+      // Express 5 parses req.query anew on every access: take it once, so the values the
+      // validator coerces (and the defaults it fills in) are the ones the handler gets.
+      const query = req.query as Record<string, unknown>;
       if (opts.validateRequests !== false) {
         const issues = validators().validateRequest(op, {
-          query: req.query as Record<string, unknown>,
+          query,
           headers: req.headers,
           params: req.params,
           body: req.body,
@@ -90,7 +93,7 @@ export function mountOperations(
         auth,
         services,
         body: (hasBody ? req.body : undefined) as never,
-        query: req.query as never,
+        query: query as never,
         params: req.params as never,
         publicUrl: publicUrlOf(req, config.publicUrl),
       };

@@ -34,7 +34,9 @@ export function createAjv(coerce: boolean): Ajv2020 {
     strict: false,
     allErrors: true,
     coerceTypes: coerce,
-    useDefaults: false,
+    // Parameters (the coercing instance) get their documented defaults filled in; bodies
+    // are left as sent, since some body defaults are configurable (e.g. --user-token-ttl).
+    useDefaults: coerce,
     logger: false,
   });
   addFormats(ajv);
@@ -43,7 +45,8 @@ export function createAjv(coerce: boolean): Ajv2020 {
 }
 
 // Two ajv instances per process (each costs tens of ms to set up), shared by both documents:
-// bodies are checked as sent; query, path and header values arrive as strings and are coerced.
+// bodies are checked as sent; query, path and header values arrive as strings and are coerced
+// (in place, so the handler sees numbers and defaults).
 let shared: { body: Ajv2020; param: Ajv2020 } | undefined;
 const sharedAjv = () => {
   shared ??= { body: createAjv(false), param: createAjv(true) };
