@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeJwt } from './domain/jwt.js';
-import { basicAuth, bearer, DEMO_US, http, userToken } from './testing/http.js';
+import { bearer, DEMO_US, exchangeToken, http, userToken } from './testing/http.js';
 import { useTestServers } from './testing/useTestServers.js';
 
 const servers = useTestServers();
@@ -22,10 +22,7 @@ describe('state survives a restart with the same --data-dir', () => {
     const b = await start({ inMemory: false, dataDir: dir });
     const clock = await http('GET', `${b.admin}/clock`);
     expect(clock.body.offset_ms).toBeGreaterThanOrEqual(60_000);
-    const token = await http('POST', `${b.api}/oauth/partner/access-token`, {
-      headers: basicAuth('restart-app', 'restart-secret'),
-      form: {},
-    });
+    const token = await exchangeToken(b.api, { client_id: 'restart-app', secret_key: 'restart-secret' });
     expect(token.status).toBe(200);
     // A user token minted before the restart still verifies (the signing secret persisted):
     // a user token where a partner token is needed is refused for its kind, not its signature.
@@ -142,10 +139,7 @@ describe('errors', () => {
     expect(wrongKind.status).toBe(403);
     expect(wrongKind.body).toEqual({ code: 403, message: expect.stringMatching(/^WRONG_TOKEN_KIND: /) });
     // The auth endpoints keep {"detail": CODE} on live too; 422s keep the FastAPI list.
-    const badSecret = await http('POST', `${s.api}/oauth/partner/access-token`, {
-      headers: basicAuth('live-errors', 'nope'),
-      form: {},
-    });
+    const badSecret = await exchangeToken(s.api, { client_id: 'live-errors', secret_key: 'nope' });
     expect(badSecret.body.detail).toBe('CLIENT_NOT_FOUND');
     const invalid = await http('POST', `${s.api}/open/partner/users/access-token`, {
       headers: bearer(partner),
@@ -175,15 +169,7 @@ describe('errors', () => {
 
   it('a response that breaks the spec fails loudly, naming the field', async () => {
     const s = await start({ breakResponse: 'createUserToken:access_token' });
-    const { partner } = await userToken(s.api, DEMO_US).catch(() => ({ partner: '' }));
-    const p =
-      partner ||
-      (
-        await http('POST', `${s.api}/oauth/partner/access-token`, {
-          headers: basicAuth(DEMO_US.client_id, DEMO_US.secret_key),
-          form: {},
-        })
-      ).body.access_token;
+    const p = (await exchangeToken(s.api, DEMO_US)).body.access_token;
     const r = await http('POST', `${s.api}/open/partner/users/access-token`, {
       headers: bearer(p),
       json: { user_id: 'abcdef' },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.js';
 import { Random } from '../core/random.js';
 import { MemoryStore } from '../store/memoryStore.js';
-import { basicAuth, DEMO_US, http } from '../testing/http.js';
+import { DEMO_US, exchangeToken, http } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';
 import { useTestServers } from '../testing/useTestServers.js';
 import { FaultService } from './faults.js';
@@ -13,11 +13,7 @@ import { FaultService } from './faults.js';
 const servers = useTestServers();
 const start = servers.start;
 
-const exchange = (s: TestServer) =>
-  http('POST', `${s.api}/oauth/partner/access-token`, {
-    headers: basicAuth(DEMO_US.client_id, DEMO_US.secret_key),
-    form: {},
-  });
+const exchange = (s: TestServer) => exchangeToken(s.api, DEMO_US);
 
 /** 40 token requests under a p=0.5 rule: the hit (503) / miss (200) sequence as a string. */
 async function sequence(seed: string): Promise<string> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { completeUpload, md5hex, putPart, startUpload } from '../storage/uploadClient.js';
-import { basicAuth, bearer, DEMO_US, http, OTHER_US, userToken } from '../testing/http.js';
+import { basicAuth, bearer, DEMO_US, exchangeToken, http, OTHER_US, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 
 // Every fault kind as a real HTTP client sees it, against one simulator whose rules are
@@ -17,10 +17,7 @@ beforeEach(async () => {
 
 const tokenUrl = () => `${sim.api}/oauth/partner/access-token`;
 const exchange = (app = DEMO_US, headers: Record<string, string> = {}) =>
-  http('POST', tokenUrl(), {
-    headers: { ...basicAuth(app.client_id, app.secret_key), ...headers },
-    form: {},
-  });
+  exchangeToken(sim.api, app, headers);
 const addFault = async (rule: Record<string, unknown>) => {
   const r = await http('POST', `${sim.admin}/faults`, { json: rule });
   expect(r.status, r.text).toBe(201);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completeUpload, md5hex, putPart, startUpload } from '../storage/uploadClient.js';
-import { basicAuth, bearer, http } from '../testing/http.js';
+import { bearer, exchangeToken, http } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 
 // Two CI jobs sharing one simulator, each with its own partner app, run the same scenario at
@@ -37,10 +37,7 @@ async function scenario(app: App) {
     match: { client_id: app.client_id, part_number: 2 },
   });
 
-  const p = await http('POST', `${sim.api}/oauth/partner/access-token`, {
-    headers: basicAuth(app.client_id, app.secret_key),
-    form: {},
-  });
+  const p = await exchangeToken(sim.api, app);
   const u = await retry503(() =>
     http('POST', `${sim.api}/open/partner/users/access-token`, {
       headers: bearer(p.body.access_token),
@@ -125,10 +122,7 @@ describe('two apps on one instance', () => {
     expect((await get(`/requests?client_id=${b.client_id}&limit=1000`)).length).toBe(9);
     expect(await get(`/transcriptions?client_id=${b.client_id}`)).toHaveLength(1);
     expect((await fetch(rb.downloadUrl)).status).toBe(200);
-    const again = await http('POST', `${sim.api}/oauth/partner/access-token`, {
-      headers: basicAuth(a.client_id, a.secret_key),
-      form: {},
-    });
+    const again = await exchangeToken(sim.api, a);
     expect(again.status).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { completeUpload, putPart, startUpload } from '../storage/uploadClient.js';
-import { basicAuth, bearer, DEMO_US, http, OTHER_US, userToken } from '../testing/http.js';
+import { basicAuth, bearer, DEMO_US, exchangeToken, http, OTHER_US, userToken } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';
 import { useTestServers } from '../testing/useTestServers.js';
 import { Journal } from './journal.js';
@@ -8,11 +8,7 @@ import { REDACTED, redactHeaders, scrub, summarizeBody } from './redact.js';
 
 const servers = useTestServers();
 const start = servers.start;
-const exchange = (s: TestServer, app = DEMO_US) =>
-  http('POST', `${s.api}/oauth/partner/access-token`, {
-    headers: basicAuth(app.client_id, app.secret_key),
-    form: {},
-  });
+const exchange = (s: TestServer, app = DEMO_US) => exchangeToken(s.api, app);
 // biome-ignore lint/suspicious/noExplicitAny: journal entries are read as JSON
 const journal = async (s: TestServer, query = ''): Promise<any[]> => {
   const r = await http('GET', `${s.admin}/requests${query}`);

@@ -1,17 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.js';
-import { basicAuth, DEMO_US, http, OTHER_US } from '../testing/http.js';
+import { DEMO_US, exchangeToken, http, OTHER_US } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';
 import { useTestServers } from '../testing/useTestServers.js';
 import { RateLimiter } from './rateLimiter.js';
 
 const servers = useTestServers();
 const start = servers.start;
-const exchange = (s: TestServer, app = DEMO_US) =>
-  http('POST', `${s.api}/oauth/partner/access-token`, {
-    headers: basicAuth(app.client_id, app.secret_key),
-    form: {},
-  });
+const exchange = (s: TestServer, app = DEMO_US) => exchangeToken(s.api, app);
 
 describe('--live-rate-limits', () => {
   it('allows 10 token exchanges per minute per client id, then 429 with Retry-After', async () => {

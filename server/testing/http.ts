@@ -56,16 +56,24 @@ export const OTHER_US = {
   api_key: 'other-api-key-us-0000',
 };
 
+/** The partner-token exchange with Basic credentials and an empty form body, as sent. */
+export const exchangeToken = (
+  api: string,
+  app: { client_id: string; secret_key: string },
+  headers: Record<string, string> = {},
+) =>
+  http('POST', `${api}/oauth/partner/access-token`, {
+    headers: { ...basicAuth(app.client_id, app.secret_key), ...headers },
+    form: {},
+  });
+
 /** Exchange app credentials and mint a user token: the first two steps of every partner flow. */
 export async function userToken(
   api: string,
   app: { client_id: string; secret_key: string },
   userId = 'partner-user-0001',
 ): Promise<{ partner: string; user: string }> {
-  const p = await http<{ access_token: string }>('POST', `${api}/oauth/partner/access-token`, {
-    headers: basicAuth(app.client_id, app.secret_key),
-    form: {},
-  });
+  const p = await exchangeToken(api, app);
   if (p.status !== 200) throw new Error(`partner token: ${p.status} ${p.text}`);
   const u = await http<{ access_token: string }>('POST', `${api}/open/partner/users/access-token`, {
     headers: bearer(p.body.access_token),
