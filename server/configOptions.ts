@@ -173,7 +173,7 @@ export const options: OptionSpec[] = [
     key: 'journalSize',
     kind: 'int',
     env: 'PARTNER_SIM_JOURNAL_SIZE',
-    help: 'request journal capacity (ring buffer)',
+    help: 'request journal entries kept per app (one ring each, plus one for no app)',
   },
   {
     flag: 'validate-responses',

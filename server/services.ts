@@ -4,9 +4,11 @@ import { FaultService } from './control/faults.js';
 import { Journal } from './control/journal.js';
 import { RateLimiter } from './control/rateLimiter.js';
 import type { SimClock } from './core/clock.js';
+import { SimError } from './core/errors.js';
 import { type Lifecycle, readFixture } from './core/lifecycle.js';
 import type { Random } from './core/random.js';
 import { AppRegistry, type NewApp } from './domain/apps.js';
+import { Clocks } from './domain/clocks.js';
 import { DeviceRegistry } from './domain/devices.js';
 import type { Instance } from './domain/instance.js';
 import { TokenService } from './domain/tokens.js';
@@ -31,6 +33,8 @@ export type { Lifecycle };
 export interface Services {
   deps: CoreDeps;
   apps: AppRegistry;
+  /** The instance clock and each app's own clock on top of it. */
+  clocks: Clocks;
   tokens: TokenService;
   devices: DeviceRegistry;
   // [services:fields:devices]
@@ -51,7 +55,9 @@ export interface Services {
 export function createServices(deps: CoreDeps): Services {
   const { config, clock, random, store, instance } = deps;
   const apps = new AppRegistry(store, random.fork('apps'));
-  const tokens = new TokenService(store, apps, clock, random.fork('tokens'), instance.secret('jwt'), {
+  const clocks = new Clocks(clock, instance, store);
+  const clockOf = clocks.of.bind(clocks);
+  const tokens = new TokenService(store, apps, clockOf, random.fork('tokens'), instance.secret('jwt'), {
     partnerTtlS: config.partnerTokenTtlS,
     userTtlS: config.userTokenTtlS,
     refreshTtlS: config.refreshTokenTtlS,
@@ -68,7 +74,7 @@ export function createServices(deps: CoreDeps): Services {
     store,
     openBlobStore(config),
     apps,
-    clock,
+    clockOf,
     random.fork('storage'),
     instance.secret('presign'),
     config,
@@ -78,6 +84,7 @@ export function createServices(deps: CoreDeps): Services {
     files: storage,
     // Fault rules decide outcomes at submission time (created below; only called per request).
     outcomeFor: (clientId) => faults.outcomeFor(clientId),
+    clockOf,
   });
   // [services:create:transcriptions]
   const faults = new FaultService(
@@ -87,11 +94,12 @@ export function createServices(deps: CoreDeps): Services {
     () => new Set(apiSpec().operations.keys()),
   );
   const journal = new Journal(config.journalSize);
-  const rateLimits = new RateLimiter(clock);
+  const rateLimits = new RateLimiter(clockOf);
   // [services:create:control]
   return {
     deps,
     apps,
+    clocks,
     tokens,
     devices,
     transcriptions,
@@ -100,17 +108,16 @@ export function createServices(deps: CoreDeps): Services {
     journal,
     rateLimits,
     // [services:return]
-    lifecycle: [appsLifecycle, tokens, devices, storage, transcriptions, faults, journal, rateLimits],
+    lifecycle: [appsLifecycle, clocks, tokens, devices, storage, transcriptions, faults, journal, rateLimits],
   };
 }
 
 /** Back to the fixtures: store emptied, every service reset, fixtures loaded, clock offset 0. */
 export async function resetAll(services: Services): Promise<void> {
-  const { store, instance, clock, config } = services.deps;
+  const { store, instance, config } = services.deps;
   await store.clear();
   for (const s of services.lifecycle) await s.resetAll?.();
-  clock.setOffset(0);
-  await instance.update({ clockOffsetMs: 0, clockFrozenAt: null, seeded: false });
+  await instance.update({ seeded: false });
   await seedAll(services, config.fixturesDir);
 }
 
@@ -119,7 +126,18 @@ export async function seedAll(services: Services, dir: string): Promise<void> {
   await services.deps.instance.update({ seeded: true });
 }
 
-/** One app's uploads, tasks, faults and journal entries removed; the app kept. */
+/**
+ * DELETE /__admin/apps/{client_id}: the app first (its credentials stop working at once), then
+ * everything it owned, then the devices its users held are released.
+ */
+export async function deleteApp(services: Services, clientId: string): Promise<void> {
+  if (!(await services.apps.remove(clientId)))
+    throw SimError.notFound('APP_NOT_FOUND', `No app with client_id ${clientId}`);
+  await resetApp(services, clientId);
+  await services.devices.releaseApp(clientId);
+}
+
+/** One app's uploads, tasks, faults, journal entries and clock removed; the app kept. */
 export async function resetApp(services: Services, clientId: string): Promise<void> {
   for (const s of services.lifecycle) await s.resetApp?.(clientId);
 }

@@ -31,7 +31,7 @@ export async function createSimulator(
   const logger = pino({ level: config.logLevel, base: { name: 'partner-sim' } });
   const store = await openStore(config);
   const instance = await Instance.boot(store, new Random(`${config.seed}/boot`));
-  const clock = new SimClock(instance.clockOffsetMs, Date.now, instance.clockFrozenAt);
+  const clock = new SimClock(instance.clockOffsetMs, Date.now, instance.clockFrozenAt, instance.clockShiftMs);
   // The generation makes ids of a restarted instance differ from those it already handed out.
   const random = new Random(`${config.seed}#${instance.generation}`);
   const deps = { config, clock, random, store, logger, instance };

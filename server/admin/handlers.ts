@@ -1,31 +1,27 @@
 import { readFileSync } from 'node:fs';
-import { type SimClock, toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import { fromRoot } from '../core/root.js';
 import type { Handlers } from '../http/types.js';
-import { resetAll, resetApp } from '../services.js';
+import { deleteApp, resetAll, resetApp, type Services } from '../services.js';
 import { adminSpec } from '../spec/openapi.js';
 
 // Read once at start-up (a few hundred bytes), so the health check does no file I/O.
 const packageVersion = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string })
   .version;
 
-const clockState = (clock: SimClock) => ({
-  now: toIso(clock.now()),
-  offset_ms: Math.round(clock.offsetMs),
-  frozen: clock.frozenAtMs !== undefined,
-});
+/** A client id named by a control call must be an app's: 404 otherwise. */
+function knownApp(services: Services, clientId: string | undefined): string | undefined {
+  if (clientId !== undefined && !services.apps.get(clientId))
+    throw SimError.notFound('APP_NOT_FOUND', `No app with client_id ${clientId}`);
+  return clientId;
+}
 
 /** Control API, foundation part: reset, apps, clock, health, and the admin document itself. */
 export const adminHandlers = {
   resetState: async ({ body, services }) => {
     const clientId = (body as { client_id?: string } | undefined)?.client_id;
     if (clientId === undefined) await resetAll(services);
-    else {
-      if (!services.apps.get(clientId))
-        throw SimError.notFound('APP_NOT_FOUND', `No app with client_id ${clientId}`);
-      await resetApp(services, clientId);
-    }
+    else await resetApp(services, knownApp(services, clientId)!);
     return { status: 204 };
   },
 
@@ -36,15 +32,19 @@ export const adminHandlers = {
     body: await services.apps.create(body ?? {}),
   }),
 
-  getClock: ({ services }) => ({ status: 200, body: clockState(services.deps.clock) }),
+  deletePartnerApp: async ({ params, services }) => {
+    await deleteApp(services, params.client_id);
+    return { status: 204 };
+  },
+
+  getClock: ({ query, services }) => ({
+    status: 200,
+    body: services.clocks.state(knownApp(services, query.client_id)),
+  }),
 
   setClock: async ({ body, services }) => {
-    const { clock, instance } = services.deps;
-    if ('advance_ms' in body) clock.advance(body.advance_ms);
-    if ('now' in body) clock.set(Date.parse(body.now));
-    if (body.freeze !== undefined) clock.freeze(body.freeze);
-    await instance.update({ clockOffsetMs: clock.offsetMs, clockFrozenAt: clock.frozenAtMs ?? null });
-    return { status: 200, body: clockState(clock) };
+    knownApp(services, body.client_id);
+    return { status: 200, body: await services.clocks.change(body) };
   },
 
   getHealth: ({ services }) => ({

@@ -1,4 +1,5 @@
 import type { components } from '../spec/admin-types.js';
+import { Ring } from './ring.js';
 
 export type JournalEntry = components['schemas']['JournalEntry'];
 
@@ -11,72 +12,85 @@ export interface JournalQuery {
   limit?: number | undefined;
 }
 
-interface Slot {
+export interface Slot {
   entry: JournalEntry;
   timeMs: number;
+  seq: number;
 }
 
+/** The ring of requests that belong to no app (no credentials, an unknown client id). */
+const NO_APP = '';
+
 /**
- * The request journal: the last `capacity` requests to the partner API and the storage host,
- * already redacted by whoever records them. A fixed ring of slots, so recording costs the
- * same however long the simulator runs, and memory stays bounded (`--journal-size`). Kept in
- * memory only: it describes this run's traffic, not simulated state.
+ * The request journal: the last `capacity` requests of EACH partner app, and of requests that
+ * belong to no app, already redacted by whoever records them. One ring per app, so one CI job's
+ * thousand requests never evict another job's entries; each ring is fixed-size, so recording
+ * costs the same however long the simulator runs. The number of rings is bounded by the number
+ * of apps (an unknown claimed client id goes to the no-app ring). Kept in memory only: it
+ * describes this run's traffic, not simulated state.
  */
 export class Journal {
-  private slots: (Slot | undefined)[];
-  private head = 0;
-  private size = 0;
+  private readonly rings = new Map<string, Ring<Slot>>();
   private seq = 0;
 
-  constructor(readonly capacity: number) {
-    this.slots = new Array(Math.max(0, capacity));
-  }
+  constructor(readonly capacity: number) {}
 
-  add(entry: Omit<JournalEntry, 'id'>, timeMs: number): JournalEntry {
-    const full: JournalEntry = { id: `req_${String(++this.seq).padStart(6, '0')}`, ...entry };
+  /** Record an entry in `app`'s ring (undefined: the no-app ring). */
+  add(entry: Omit<JournalEntry, 'id'>, timeMs: number, app?: string): JournalEntry {
+    const seq = ++this.seq;
+    const full: JournalEntry = { id: `req_${String(seq).padStart(6, '0')}`, ...entry };
     if (this.capacity === 0) return full;
-    this.slots[this.head] = { entry: full, timeMs };
-    this.head = (this.head + 1) % this.capacity;
-    this.size = Math.min(this.size + 1, this.capacity);
+    const key = app ?? NO_APP;
+    let ring = this.rings.get(key);
+    if (!ring) {
+      ring = new Ring<Slot>(this.capacity);
+      this.rings.set(key, ring);
+    }
+    ring.push({ entry: full, timeMs, seq });
     return full;
   }
 
   /** Entries matching every given filter, newest first. */
   list(q: JournalQuery = {}): JournalEntry[] {
-    const out: JournalEntry[] = [];
     const limit = q.limit ?? 100;
-    for (const slot of this.newestFirst()) {
-      if (out.length >= limit) break;
-      const e = slot.entry;
-      if (q.operation !== undefined && e.operation !== q.operation) continue;
-      if (q.status !== undefined && e.status !== q.status) continue;
-      if (q.clientId !== undefined && e.client_id !== q.clientId) continue;
-      if (q.sinceMs !== undefined && slot.timeMs < q.sinceMs) continue;
-      out.push(e);
+    // An app's own ring, plus unverified requests that only claimed its id; else every ring.
+    const rings =
+      q.clientId === undefined
+        ? [...this.rings.values()]
+        : [this.rings.get(q.clientId), this.rings.get(NO_APP)].filter((r) => r !== undefined);
+    const picked: Slot[] = [];
+    for (const ring of rings) {
+      let taken = 0;
+      for (const slot of ring.newestFirst()) {
+        if (taken >= limit) break;
+        if (!matches(slot, q)) continue;
+        picked.push(slot);
+        taken++;
+      }
     }
-    return out;
+    return picked
+      .sort((a, b) => b.seq - a.seq)
+      .slice(0, limit)
+      .map((s) => s.entry);
   }
 
   /** Drop every entry, or only those of one app; returns how many went. */
   clear(clientId?: string): number {
-    const before = this.size;
-    const kept =
-      clientId === undefined
-        ? []
-        : [...this.newestFirst()].reverse().filter((s) => s.entry.client_id !== clientId);
-    this.slots = new Array(Math.max(0, this.capacity));
-    this.head = 0;
-    this.size = 0;
-    for (const s of kept) {
-      this.slots[this.head] = s;
-      this.head = (this.head + 1) % this.capacity;
-      this.size++;
+    if (clientId === undefined) {
+      const n = this.length;
+      this.rings.clear();
+      return n;
     }
-    return before - this.size;
+    const own = this.rings.get(clientId)?.length ?? 0;
+    this.rings.delete(clientId);
+    const strays = this.rings.get(NO_APP)?.removeWhere((s) => s.entry.client_id === clientId) ?? 0;
+    return own + strays;
   }
 
   get length(): number {
-    return this.size;
+    let n = 0;
+    for (const r of this.rings.values()) n += r.length;
+    return n;
   }
 
   resetAll(): void {
@@ -87,11 +101,13 @@ export class Journal {
   resetApp(clientId: string): void {
     this.clear(clientId);
   }
+}
 
-  private *newestFirst(): Generator<Slot> {
-    for (let i = 1; i <= this.size; i++) {
-      const slot = this.slots[(this.head - i + this.capacity) % this.capacity];
-      if (slot) yield slot;
-    }
-  }
+function matches(slot: Slot, q: JournalQuery): boolean {
+  const e = slot.entry;
+  if (q.operation !== undefined && e.operation !== q.operation) return false;
+  if (q.status !== undefined && e.status !== q.status) return false;
+  if (q.clientId !== undefined && e.client_id !== q.clientId) return false;
+  if (q.sinceMs !== undefined && slot.timeMs < q.sinceMs) return false;
+  return true;
 }

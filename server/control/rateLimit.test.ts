@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../core/clock.js';
+import { ManualClock, oneClock } from '../core/clock.js';
 import { DEMO_US, exchangeToken, http, OTHER_US } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';
 import { useTestServers } from '../testing/useTestServers.js';
@@ -42,7 +42,7 @@ describe('--live-rate-limits', () => {
 describe('RateLimiter', () => {
   it('slides: a slot frees up exactly when the oldest request leaves the window', () => {
     const clock = new ManualClock();
-    const rl = new RateLimiter(clock, 3, 10_000);
+    const rl = new RateLimiter(oneClock(clock), 3, 10_000);
     expect([rl.take('a'), rl.take('a')]).toEqual([0, 0]);
     clock.advance(4000);
     expect(rl.take('a')).toBe(0);

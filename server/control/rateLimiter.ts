@@ -1,4 +1,4 @@
-import type { Clock } from '../core/clock.js';
+import type { ClockOf } from '../core/clock.js';
 
 /**
  * The live service's documented limit on the partner-token exchange (10 requests per minute
@@ -11,14 +11,15 @@ export class RateLimiter {
   private readonly windows = new Map<string, number[]>();
 
   constructor(
-    private readonly clock: Clock,
+    /** Windows run on the clock of the app a key belongs to (the key is its client id). */
+    private readonly clockOf: ClockOf,
     readonly limit = 10,
     readonly windowMs = 60_000,
   ) {}
 
   /** Count a request of `key`: 0 when allowed, else the seconds to wait (at least 1). */
   take(key: string): number {
-    const now = this.clock.now();
+    const now = this.clockOf(key).now();
     const recent = (this.windows.get(key) ?? []).filter((t) => t > now - this.windowMs);
     if (recent.length >= this.limit) {
       this.windows.set(key, recent);

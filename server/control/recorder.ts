@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { toIso } from '../core/clock.js';
 import { claimedClientId } from '../http/claimedClientId.js';
 import { simLocals } from '../http/types.js';
@@ -39,6 +39,7 @@ export function requestRecorder(
     res.once('close', () => {
       const sim = simLocals(res);
       const { status, error } = outcome(res);
+      const owner = surface === 'admin' ? {} : ownerOf(services, req, res, status);
       const entry: Omit<JournalEntry, 'id'> = {
         time: toIso(receivedMs),
         operation: sim.op?.id ?? null,
@@ -46,8 +47,8 @@ export function requestRecorder(
         path: scrub(req.originalUrl),
         status,
         latency_ms: Math.round((performance.now() - started) * 100) / 100,
-        client_id:
-          (surface !== 'admin' && (requestClientId(services, req, res) ?? claimedClientId(req))) || null,
+        client_id: owner.clientId ?? null,
+        ...(owner.unverified ? { unverified: true } : {}),
         ...(surface === 'api' ? { region: sim.region } : {}),
         headers: redactHeaders(req.headers),
         fault_id: sim.fault?.id ?? null,
@@ -57,7 +58,7 @@ export function requestRecorder(
       const body = summarizeBody(req.body, req.headers);
       if (body !== undefined) entry.body_summary = body;
       if (journaled) {
-        const saved = services.journal.add(entry, receivedMs);
+        const saved = services.journal.add(entry, receivedMs, owner.ring);
         logger.info({ ...lineOf(saved), ...detail(logger.isLevelEnabled('debug'), saved) }, 'request');
       } else {
         logger.debug({ ...lineOf({ id: '-', ...entry }), surface: surface ?? 'other' }, 'request');
@@ -65,6 +66,28 @@ export function requestRecorder(
     });
     next();
   };
+}
+
+interface Owner {
+  clientId?: string | undefined;
+  /** The journal ring: an existing app's id, or undefined for the no-app ring. */
+  ring?: string | undefined;
+  unverified?: boolean;
+}
+
+/**
+ * Which app a request belongs to. Verified: its credentials passed, or (storage) the signed
+ * URL of one of the app's uploads was accepted. Otherwise the id it claimed, marked
+ * `unverified`, in that app's ring when such an app exists (so a partner sees what their
+ * client sent) and in the no-app ring when not (so made-up ids cannot create rings).
+ */
+function ownerOf(services: Services, req: Request, res: Response, status: number): Owner {
+  const found = requestClientId(services, req, res);
+  const refusedUrl = simLocals(res).op?.storage && status === 403;
+  if (found !== undefined && !refusedUrl) return { clientId: found, ring: found };
+  const claimed = found ?? claimedClientId(req);
+  if (claimed === undefined || claimed === '') return {};
+  return { clientId: claimed, ring: services.apps.get(claimed) ? claimed : undefined, unverified: true };
 }
 
 /**

@@ -13,14 +13,26 @@ export class SimClock implements Clock {
   private offset: number;
   /** When frozen, the instant the clock shows until it is moved or thawed. */
   private frozenAt: number | undefined;
+  /**
+   * The sum of every explicit move (advance, set) since the last reset. Per-app clocks frozen
+   * at an instant follow it, so moving the instance clock moves every app, frozen or not.
+   */
+  private shift: number;
 
   constructor(
     offsetMs = 0,
     private readonly realNow: () => number = Date.now,
     frozenAtMs?: number,
+    shiftMs = 0,
   ) {
     this.offset = offsetMs;
     this.frozenAt = frozenAtMs;
+    this.shift = shiftMs;
+  }
+
+  /** Explicit moves so far (see `shift`). */
+  get shiftMs(): number {
+    return this.shift;
   }
 
   now(): number {
@@ -38,12 +50,14 @@ export class SimClock implements Clock {
   }
 
   advance(ms: number): void {
+    this.shift += ms;
     if (this.frozenAt === undefined) this.offset += ms;
     else this.frozenAt += ms;
   }
 
   /** Jump to an absolute instant; unless frozen, real time keeps flowing from there. */
   set(epochMs: number): void {
+    this.shift += epochMs - this.now();
     if (this.frozenAt === undefined) this.offset = epochMs - this.realNow();
     else this.frozenAt = epochMs;
   }
@@ -64,6 +78,7 @@ export class SimClock implements Clock {
   setOffset(ms: number): void {
     this.frozenAt = undefined;
     this.offset = ms;
+    this.shift = 0;
   }
 }
 
@@ -77,6 +92,18 @@ export class ManualClock implements Clock {
     this.t += ms;
   }
 }
+
+/**
+ * The clock a rule follows for the app a request belongs to (server/domain/clocks.ts keeps one
+ * per app); `undefined` is the instance clock.
+ */
+export type ClockOf = (clientId: string | undefined) => Clock;
+
+/** Every app on the same clock: for unit tests of one domain module. */
+export const oneClock =
+  (clock: Clock): ClockOf =>
+  () =>
+    clock;
 
 export const toIso = (ms: number): string => new Date(ms).toISOString();
 export const epochSeconds = (ms: number): number => Math.floor(ms / 1000);

@@ -63,6 +63,11 @@ export class AppRegistry {
     return app;
   }
 
+  /** Forget the app; resolves to whether it existed. What it owned is removed by the caller. */
+  remove(clientId: string): Promise<boolean> {
+    return this.apps.delete(clientId);
+  }
+
   /** Basic credentials → the app, or 401 CLIENT_NOT_FOUND (also for another region's app). */
   authenticateSecret(clientId: string, secret: string, region: Region): PartnerApp {
     const app = this.apps.get(clientId);

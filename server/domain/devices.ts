@@ -142,6 +142,16 @@ export class DeviceRegistry implements Lifecycle {
     return viewOf(rec);
   }
 
+  /**
+   * An app is being deleted: release every device one of its users holds (history kept), since
+   * nobody could unbind it afterwards. An admin call, so a scan of the registry is fine.
+   */
+  async releaseApp(clientId: string): Promise<number> {
+    const held = this.devices.filter((d) => d.owner?.client_id === clientId);
+    for (const rec of held) await this.devices.put(rec.sn, { ...rec, owner: null, released: true });
+    return held.length;
+  }
+
   async remove(sn: string): Promise<void> {
     if (!(await this.devices.delete(normalizeSerial(sn)))) throw notFound();
   }

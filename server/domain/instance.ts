@@ -14,6 +14,8 @@ export interface InstanceRecord {
   clockOffsetMs: number;
   /** Set while the clock is frozen (POST /__admin/clock {"freeze": true}). */
   clockFrozenAt?: number | null;
+  /** Explicit moves of the instance clock since the last reset (see SimClock.shiftMs). */
+  clockShiftMs?: number;
   seeded: boolean;
 }
 
@@ -46,6 +48,10 @@ export class Instance {
 
   get clockFrozenAt(): number | undefined {
     return this.rec.clockFrozenAt ?? undefined;
+  }
+
+  get clockShiftMs(): number {
+    return this.rec.clockShiftMs ?? 0;
   }
 
   get seeded(): boolean {

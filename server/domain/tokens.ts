@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Clock, epochSeconds } from '../core/clock.js';
+import { type ClockOf, epochSeconds } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import { type Random, stableUuid } from '../core/random.js';
 import type { Collection, Store } from '../store/store.js';
@@ -46,7 +46,7 @@ export class TokenService {
   constructor(
     store: Store,
     private readonly apps: AppRegistry,
-    private readonly clock: Clock,
+    private readonly clockOf: ClockOf,
     private readonly random: Random,
     private readonly secret: Buffer,
     private readonly settings: TokenSettings,
@@ -67,7 +67,7 @@ export class TokenService {
   }
 
   private sign(use: TokenUse, app: { client_id: string; region: Region }, sub: string, ttlS: number): string {
-    const iat = epochSeconds(this.clock.now());
+    const iat = epochSeconds(this.clockOf(app.client_id).now());
     return signJwt(
       {
         token_use: use,
@@ -87,7 +87,7 @@ export class TokenService {
     await this.refresh.put(hash(refresh_token), {
       client_id: app.client_id,
       region: app.region,
-      exp_ms: this.clock.now() + this.settings.refreshTtlS * 1000,
+      exp_ms: this.clockOf(app.client_id).now() + this.settings.refreshTtlS * 1000,
     });
     return {
       access_token: this.sign('partner', app, app.client_id, this.settings.partnerTtlS),
@@ -101,7 +101,7 @@ export class TokenService {
   async refreshPartnerToken(app: PartnerApp, refreshToken: string) {
     const key = hash(refreshToken);
     const rec = this.refresh.get(key);
-    if (!rec || rec.client_id !== app.client_id || rec.exp_ms <= this.clock.now()) {
+    if (!rec || rec.client_id !== app.client_id || rec.exp_ms <= this.clockOf(app.client_id).now()) {
       throw SimError.unauthorized(
         'INVALID_REFRESH_TOKEN',
         'Refresh token is unknown, used, expired or of another client',
@@ -136,7 +136,7 @@ export class TokenService {
       if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(token, claims);
     }
-    if (claims.exp * 1000 <= this.clock.now())
+    if (claims.exp * 1000 <= this.clockOf(claims.client_id).now())
       throw SimError.unauthorized('TOKEN_EXPIRED', 'Token has expired');
     if (claims.region !== region || !this.apps.get(claims.client_id)) {
       throw SimError.unauthorized(

@@ -55,6 +55,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apps/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a partner app and everything it owns
+         * @description Removes the app, its refresh tokens, uploads, parts, files and their bytes, transcription
+         *     tasks, fault rules scoped to it, its journal, its rate-limit windows and its clock.
+         *     Devices are shared by every app and stay, with their history; a device currently bound
+         *     by one of the app's users is released (`is_bind: false`), since no one could unbind it
+         *     once the app is gone. Contract runs on a shared instance end with this call.
+         */
+        delete: operations["deletePartnerApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/clock": {
         parameters: {
             query?: never;
@@ -64,7 +88,9 @@ export interface paths {
         };
         /**
          * Read the simulated clock
-         * @description The simulator's current time and its offset from the real clock. Token expiry, presigned URL expiry and transcription progress all follow this clock.
+         * @description The simulator's current time and its offset from the real clock. With `client_id`, that
+         *     app's own clock: token expiry, presigned and download URL expiry, transcription progress,
+         *     rate-limit windows and upload sweeping of an app all follow its clock.
          */
         get: operations["getClock"];
         put?: never;
@@ -73,7 +99,14 @@ export interface paths {
          * @description Either advance the clock by `advance_ms` (negative values move it back), or set it to
          *     `now`; either may carry `freeze`. `{"freeze": true}` stops the clock where it is, so
          *     only these calls move it (exact timing in tests); `{"freeze": false}` lets it run with
-         *     real time again from the instant it shows. `POST /reset` thaws it.
+         *     real time again from the instant it shows. `POST /reset` thaws it. Simulated time must
+         *     stay within the years 1970 to 9999.
+         *
+         *     Without `client_id` this moves the instance clock, and so every app (frozen apps too:
+         *     they move by the same amount). With `client_id` only that app's clock moves, so parallel
+         *     CI jobs, each with its own app, never expire each other's tokens and URLs. The shared
+         *     device registry stamps bind events with the instance clock. Resetting an app, or the
+         *     whole simulator, drops app clocks.
          */
         post: operations["setClock"];
         delete?: never;
@@ -395,6 +428,8 @@ export interface components {
             etag_quotes: components["schemas"]["EtagQuotes"];
         };
         ClockState: {
+            /** @description The app whose clock this is; absent for the instance clock. */
+            client_id?: string;
             /** @description True while the clock is frozen (it moves only through POST /clock). */
             frozen: boolean;
             /**
@@ -413,6 +448,7 @@ export interface components {
              */
             advance_ms: number;
             freeze?: components["schemas"]["ClockFreezeFlag"];
+            client_id?: components["schemas"]["ClockClientId"];
         };
         ClockSet: {
             /**
@@ -421,12 +457,19 @@ export interface components {
              */
             now: string;
             freeze?: components["schemas"]["ClockFreezeFlag"];
+            client_id?: components["schemas"]["ClockClientId"];
         };
         /** @description true stops the clock where it is; false lets it run with real time again. */
         ClockFreezeFlag: boolean;
         ClockFreeze: {
             freeze: components["schemas"]["ClockFreezeFlag"];
+            client_id?: components["schemas"]["ClockClientId"];
         };
+        /**
+         * @description Move only this partner app's clock; without it, the instance clock (and so every app).
+         * @example demo-app
+         */
+        ClockClientId: string;
         ClockChange: components["schemas"]["ClockAdvance"] | components["schemas"]["ClockSet"] | components["schemas"]["ClockFreeze"];
         /** @enum {string} */
         DeviceType: "notepro" | "notepins";
@@ -557,7 +600,16 @@ export interface components {
             path: string;
             status: number;
             latency_ms: number;
+            /**
+             * @description The app the request belongs to. Each app keeps its own `--journal-size` entries;
+             *     requests that belong to no app have their own ring.
+             */
             client_id: string | null;
+            /**
+             * @description Present (true) when `client_id` is only what a refused request claimed (Basic user,
+             *     `X-Client-Id`, an unverified token claim, or a storage URL whose signature failed).
+             */
+            unverified?: boolean;
             /**
              * @example us
              * @example jp
@@ -637,6 +689,21 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
+        /** @description No app with this `client_id` (`APP_NOT_FOUND`). */
+        AppNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "APP_NOT_FOUND",
+                 *       "message": "No partner app with client_id demo-app."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description Unknown serial number (`DEVICE_NOT_FOUND`). */
         DeviceNotFound: {
             headers: {
@@ -686,21 +753,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
-            /** @description No app with this `client_id` (`APP_NOT_FOUND`). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "APP_NOT_FOUND",
-                     *       "message": "No partner app with client_id demo-app."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            404: components["responses"]["AppNotFound"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -797,9 +850,35 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
         };
     };
-    getClock: {
+    deletePartnerApp: {
         parameters: {
             query?: never;
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The app and everything it owned are gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["AppNotFound"];
+        };
+    };
+    getClock: {
+        parameters: {
+            query?: {
+                /** @description Read this partner app's clock instead of the instance clock. */
+                client_id?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -823,6 +902,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["AppNotFound"];
         };
     };
     setClock: {
@@ -855,6 +935,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["AppNotFound"];
             422: components["responses"]["ValidationFailed"];
         };
     };

@@ -145,6 +145,7 @@ export const ADMIN_OPS = [
   'resetState',
   'listApps',
   'createPartnerApp',
+  'deletePartnerApp',
   'getClock',
   'setClock',
   'listDevices',

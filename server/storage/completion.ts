@@ -104,7 +104,7 @@ export async function completeUpload(
       etag: multipartEtag(parts.map((p) => p.md5)),
       upload_id: s.upload_id,
       parts: parts.map((p) => ({ blob: p.blob, size: p.size })),
-      created_ms: svc.clock.now(),
+      created_ms: svc.clockOf(s.client_id).now(),
     };
     // The file record is the commit point (from then on the session counts as gone, even if a
     // crash keeps its records); then the session's records go, and the blobs the file uses stay.

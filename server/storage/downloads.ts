@@ -22,8 +22,9 @@ export const filePath = (fileId: string): string => `/files/${fileId}`;
 
 /** GET/HEAD of a DownloadUrl: signature first (a HEAD may use the GET URL), then the key. */
 export function resolveDownload(svc: StorageService, fileId: string, query: URLSearchParams): FileRecord {
-  svc.presigner.verify('GET', filePath(fileId), query, svc.clock.now());
   const file = svc.files.get(fileId);
+  // Checked before the key, as S3 does, on the clock of the app that owns the file.
+  svc.presigner.verify('GET', filePath(fileId), query, svc.clockOf(file?.client_id).now());
   if (!file) throw noSuchKey();
   return file;
 }

@@ -30,9 +30,14 @@ export async function dropUpload(svc: StorageService, s: UploadRecord): Promise<
   await Promise.all(unused.map((b) => svc.blobs.delete(b)));
 }
 
-/** Sessions past their lifetime at `nowMs` (and not being completed), removed with their bytes. */
-export async function sweepAbandoned(svc: StorageService, nowMs: number): Promise<number> {
-  const stale = svc.uploads.filter((s) => s.expires_ms <= nowMs && !svc.completing.has(s.upload_id));
+/**
+ * Sessions past their lifetime on their own app's clock (and not being completed), removed
+ * with their bytes.
+ */
+export async function sweepAbandoned(svc: StorageService): Promise<number> {
+  const stale = svc.uploads.filter(
+    (s) => s.expires_ms <= svc.clockOf(s.client_id).now() && !svc.completing.has(s.upload_id),
+  );
   for (const s of stale) await dropUpload(svc, s);
   return stale.length;
 }

@@ -44,7 +44,9 @@ function parseContentMd5(header: string | undefined): Buffer | undefined {
  */
 export async function putPart(svc: StorageService, p: PartUpload): Promise<{ etag: string }> {
   const path = `/uploads/${p.fileId}`;
-  svc.presigner.verify('PUT', path, p.query, svc.clock.now());
+  // The URL expires on the clock of the app that asked for it (the session names it).
+  const owner = svc.uploads.get(p.uploadId ?? '')?.client_id;
+  svc.presigner.verify('PUT', path, p.query, svc.clockOf(owner).now());
   const part = Number(p.partNumber);
   if (!/^\d{1,5}$/.test(p.partNumber ?? '') || part < 1 || part > MAX_PARTS) {
     throw SimError.badRequest(
@@ -89,7 +91,7 @@ export async function putPart(svc: StorageService, p: PartUpload): Promise<{ eta
     size: got.size,
     md5,
     blob,
-    stored_ms: svc.clock.now(),
+    stored_ms: svc.clockOf(s.client_id).now(),
   });
   if (previous && previous.blob !== blob) await svc.blobs.delete(previous.blob);
   return { etag: svc.apps.get(s.client_id)?.etag_quotes === 'strip' ? md5 : `"${md5}"` };

@@ -1,4 +1,4 @@
-import type { Clock } from '../core/clock.js';
+import type { ClockOf } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import type { Lifecycle } from '../core/lifecycle.js';
 import type { Random } from '../core/random.js';
@@ -46,7 +46,7 @@ export class StorageService implements FileSource, Lifecycle {
     store: Store,
     readonly blobs: BlobStore,
     readonly apps: AppRegistry,
-    readonly clock: Clock,
+    readonly clockOf: ClockOf,
     private readonly random: Random,
     secret: Buffer,
     readonly settings: StorageSettings,
@@ -71,7 +71,7 @@ export class StorageService implements FileSource, Lifecycle {
         filesize,
       );
     }
-    const now = this.clock.now();
+    const now = this.clockOf(user.client_id).now();
     const rec: UploadRecord = {
       upload_id: `u_${this.random.hex(16)}`,
       file_id: `f_${this.random.hex(16)}`,
@@ -97,7 +97,7 @@ export class StorageService implements FileSource, Lifecycle {
   /** A live session, or undefined (unknown, completed, swept or past its lifetime). */
   session(uploadId: string): UploadRecord | undefined {
     const s = this.uploads.get(uploadId);
-    return s && s.expires_ms > this.clock.now() && !committedFile(this, s) ? s : undefined;
+    return s && s.expires_ms > this.clockOf(s.client_id).now() && !committedFile(this, s) ? s : undefined;
   }
 
   putPart(p: PartUpload): Promise<{ etag: string }> {
@@ -111,7 +111,13 @@ export class StorageService implements FileSource, Lifecycle {
   /** The signed DownloadUrl of a completed file. */
   downloadUrl(file: FileRecord, publicUrl: string): string {
     const path = filePath(file.file_id);
-    const qs = this.presigner.sign('GET', path, {}, this.clock.now(), this.settings.downloadExpiryS);
+    const qs = this.presigner.sign(
+      'GET',
+      path,
+      {},
+      this.clockOf(file.client_id).now(),
+      this.settings.downloadExpiryS,
+    );
     return `${publicUrl}/storage${path}?${qs}`;
   }
 
@@ -138,10 +144,10 @@ export class StorageService implements FileSource, Lifecycle {
    * Until then an expired session already behaves as gone (`session()` checks the clock).
    */
   async sweep(): Promise<number> {
-    const now = this.clock.now();
+    const now = this.clockOf(undefined).now();
     if (Math.abs(now - this.lastSweep) < SWEEP_EVERY_MS) return 0;
     this.lastSweep = now;
-    return sweepAbandoned(this, now);
+    return sweepAbandoned(this);
   }
 
   async resetAll(): Promise<void> {

@@ -1,4 +1,4 @@
-import { toIso } from '../core/clock.js';
+import { type ClockOf, oneClock, toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
 import type { PartnerApp } from '../domain/apps.js';
@@ -30,6 +30,8 @@ export interface TranscriptionOptions {
    * of this app ends in, or stays in, instead of SUCCESS.
    */
   outcomeFor?: (clientId: string) => Override | undefined;
+  /** Each app's clock (progress follows the clock of the task's app); default: the instance clock. */
+  clockOf?: ClockOf;
 }
 
 type StorageSource = Extract<TaskRecord['source'], { kind: 'storage' }>;
@@ -52,12 +54,14 @@ export class TranscriptionService implements Lifecycle {
   private readonly probes = new Map<string, Promise<TaskRecord | undefined>>();
   private readonly audioByMd5 = new Map<string, Promise<AudioInfo>>();
   private readonly results = new Map<string, SpecResult | LiveResult>();
+  private readonly clockOf: ClockOf;
 
   constructor(
     private readonly deps: CoreDeps,
     private readonly opts: TranscriptionOptions = {},
   ) {
     this.tasks = deps.store.collection<TaskRecord>('transcriptions');
+    this.clockOf = opts.clockOf ?? oneClock(deps.clock);
     this.random = deps.random.fork('transcriptions');
   }
 
@@ -86,7 +90,7 @@ export class TranscriptionService implements Lifecycle {
       client_id: app.client_id,
       file_url: req.file_url,
       params: normalizeParams(req.params),
-      created_ms: this.deps.clock.now(),
+      created_ms: this.clockOf(app.client_id).now(),
       source,
       ...(outcome ? { outcome } : {}),
     };
@@ -164,7 +168,7 @@ export class TranscriptionService implements Lifecycle {
           ? rec.audio.message
           : undefined;
     return statusAt({
-      elapsedMs: this.deps.clock.now() - rec.created_ms,
+      elapsedMs: this.clockOf(rec.client_id).now() - rec.created_ms,
       totalMs: totalMs(this.deps.config.transcriptionDelay, this.duration(rec)),
       failure,
       outcome: rec.outcome,
