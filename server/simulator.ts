@@ -72,6 +72,11 @@ export async function startSimulator(
     validatorsFor(apiSpec());
     validatorsFor(adminSpec());
   });
+  // Clients keep idle sockets ~4-5 s (undici, Node's agent) and Node's server also closes them
+  // after 5 s: a request sent on a socket the server is closing at that moment fails with
+  // "socket hang up". Outliving the clients' idle timeout leaves the close to them.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   let stopping: Promise<void> | undefined;

@@ -7,8 +7,16 @@ export class ArrangeError extends Error {}
 /**
  * The simulator's control API (`/__admin`), used by the `sim` and `url` targets to arrange
  * state. Plain fetch: these calls arrange, they are not what the suite checks.
+ *
+ * A run on a shared simulator must leave no trace: the client remembers every app it creates
+ * and every serial the run uses, moves only its own app's clock, and `cleanUp()` removes them.
  */
 export class ControlClient implements Control {
+  private readonly apps = new Set<string>();
+  private readonly serials = new Set<string>();
+  /** The app whose clock `advanceClock` moves (the run's own app, once created). */
+  clockApp: string | undefined;
+
   constructor(
     readonly admin: string,
     private readonly region: Region,
@@ -36,15 +44,44 @@ export class ControlClient implements Control {
 
   async createApp(overrides: Record<string, unknown> = {}): Promise<AppCredentials> {
     const app = (await this.send('POST', '/apps', { region: this.region, ...overrides })) as AppCredentials;
+    this.apps.add(app.client_id);
     return { client_id: app.client_id, secret_key: app.secret_key, api_key: app.api_key };
   }
 
   async putDevice(sn: string, state: Record<string, unknown>): Promise<void> {
+    this.serials.add(sn);
     await this.send('PUT', `/devices/${encodeURIComponent(sn)}`, state);
   }
 
   async advanceClock(ms: number): Promise<void> {
-    await this.send('POST', '/clock', { advance_ms: Math.round(ms) });
+    const only = this.clockApp === undefined ? {} : { client_id: this.clockApp };
+    await this.send('POST', '/clock', { advance_ms: Math.round(ms), ...only });
+  }
+
+  /** A serial the run uses through the partner API (sign, bind): removed by `cleanUp()`. */
+  usedSerial(sn: string): string {
+    this.serials.add(sn);
+    return sn;
+  }
+
+  /**
+   * Remove what the run created: its apps (with everything they own) and its devices. Every
+   * step is tried, whatever failed before; a serial the run never registered is a 404, fine.
+   */
+  async cleanUp(): Promise<string[]> {
+    const problems: string[] = [];
+    const remove = async (path: string) => {
+      try {
+        await this.send('DELETE', path);
+      } catch (e) {
+        if (!/answered 404/.test((e as Error).message)) problems.push((e as Error).message);
+      }
+    };
+    for (const sn of this.serials) await remove(`/devices/${encodeURIComponent(sn)}`);
+    for (const id of this.apps) await remove(`/apps/${encodeURIComponent(id)}`);
+    this.serials.clear();
+    this.apps.clear();
+    return problems;
   }
 
   async addFault(rule: Record<string, unknown>): Promise<string> {

@@ -21,9 +21,12 @@ async function simulatorTarget(
 ): Promise<Target> {
   const control = new ControlClient(`${root}/__admin`, reg, adminToken);
   const ids = uniqueIds();
+  const serial = (type: DeviceRef['type']) => control.usedSerial(ids.serial(type));
   // No spacing between requests on a simulator; only a Retry-After it sends is honoured.
   const limiter = new RateLimiter(Number.POSITIVE_INFINITY);
   const app = await control.createApp({ client_id: ids.uniqueId('contract') });
+  // Time moves for this run's app only: parallel runs on one simulator keep their own clocks.
+  control.clockApp = app.client_id;
   registerSecret(app.secret_key);
   registerSecret(app.api_key);
   return {
@@ -35,11 +38,15 @@ async function simulatorTarget(
     mutationsAllowed: true,
     userId: ids.uniqueId('user'),
     uniqueId: ids.uniqueId,
-    device: (state) => arrangeDevice(control, ids.serial, state),
+    device: (state) => arrangeDevice(control, serial, state),
     wait: (ms) => control.advanceClock(ms),
     throttle: () => limiter.take(),
     backOff: (retryAfter) => limiter.backOff(retryAfter, 1000, 5000),
-    close,
+    close: async () => {
+      const problems = await control.cleanUp();
+      await close();
+      if (problems.length) throw new Error(`clean-up after the run failed:\n${problems.join('\n')}`);
+    },
   };
 }
 

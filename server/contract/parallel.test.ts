@@ -1,0 +1,63 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Store } from '../store/store.js';
+import { http } from '../testing/http.js';
+import { startTestServer } from '../testing/testServer.js';
+import { runContract } from './command.js';
+
+// Many CI jobs, one shared simulator: parallel `contract --target url` runs must each pass,
+// and when they are done the instance must hold exactly what it held before they started.
+
+const RUNS = 8;
+const cleanups: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+const cleanEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(VITEST|CONTRACT_|PARTNER_)/.test(k) && k !== 'NODE_ENV'),
+  );
+
+/** Every stored record of every collection (the instance record aside: it counts starts). */
+function snapshot(store: Store): Record<string, unknown[]> {
+  const names = ['apps', 'clocks', 'devices', 'faults', 'refreshTokens', 'uploads', 'uploadParts', 'files'];
+  const out: Record<string, unknown[]> = {};
+  for (const n of [...names, 'transcriptions']) out[n] = store.collection(n).list();
+  return out;
+}
+
+describe('parallel contract runs against one simulator', () => {
+  it(`${RUNS} runs at once all pass and leave no trace`, { timeout: 300_000 }, async () => {
+    const sim = await startTestServer({ transcriptionDelay: 0 });
+    cleanups.push(() => sim.stop());
+    const store = sim.services.deps.store;
+    const before = snapshot(store);
+    const clockBefore = (await http('GET', `${sim.admin}/clock`)).body;
+
+    const runs = Array.from({ length: RUNS }, async (_, i) => {
+      const dir = await mkdtemp(join(tmpdir(), `contract-parallel-${i}-`));
+      cleanups.push(() => rm(dir, { recursive: true, force: true }));
+      let out = '';
+      const code = await runContract(['--target', 'url', '--base-url', sim.url, '--reports-dir', dir], {
+        env: cleanEnv(),
+        onOutput: (s) => {
+          out += s;
+        },
+      });
+      const summary = await readFile(join(dir, 'contract-summary.md'), 'utf8').catch(() => out.slice(-4000));
+      return { code, failed: summary.slice(summary.indexOf('## Failed')) };
+    });
+    const results = await Promise.all(runs);
+    results.forEach((r, i) => {
+      expect(r.code, `run ${i}:\n${r.failed.slice(0, 4000)}`).toBe(0);
+    });
+
+    expect(snapshot(store)).toEqual(before);
+    const clockAfter = (await http('GET', `${sim.admin}/clock`)).body;
+    expect(Math.abs(clockAfter.offset_ms - clockBefore.offset_ms)).toBeLessThan(5_000);
+    expect(clockAfter.frozen).toBe(clockBefore.frozen);
+  });
+});
