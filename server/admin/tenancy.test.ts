@@ -39,8 +39,8 @@ describe('a clock per app', () => {
 
     expect((await binding(ta.user)).body).toMatchObject({ detail: 'TOKEN_EXPIRED' });
     expect((await binding(tb.user)).status).not.toBe(401);
-    const putA = await putPart(ua.Parts[0].PresignedUrl, Buffer.alloc(10));
-    const putB = await putPart(ub.Parts[0].PresignedUrl, Buffer.alloc(10));
+    const putA = await putPart(ua.Parts[0]!.PresignedUrl, Buffer.alloc(10));
+    const putB = await putPart(ub.Parts[0]!.PresignedUrl, Buffer.alloc(10));
     expect(putA.status).toBe(403);
     expect(putA.text).toContain('Request has expired');
     expect(putB.status).toBe(200);
