@@ -501,11 +501,11 @@ export interface components {
              * @example createTranscription
              */
             operation: string;
-            /** @description Answer with this HTTP status. */
+            /** @description Answer with this HTTP status (1xx statuses are not final answers, so they are refused). */
             status?: number;
             /** @description Body to answer with (any JSON value). */
             body?: unknown;
-            /** @description Extra response headers. */
+            /** @description Extra response headers. Names are RFC 9110 tokens; values are printable ASCII, spaces and tabs (no CR/LF or other control characters); the framing headers `Content-Length`, `Transfer-Encoding`, `Connection`, `Keep-Alive`, `Upgrade`, `TE`, `Trailer` are refused (the simulator frames the answer itself). */
             headers?: {
                 [key: string]: string;
             };
