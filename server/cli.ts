@@ -28,7 +28,7 @@ function serveHelp(): string {
     const flag = `--${o.flag}${o.kind === 'bool' ? '' : ' <value>'}`;
     const def = defaults[o.key];
     const shown =
-      def === undefined
+      def === undefined || (Array.isArray(def) && def.length === 0)
         ? ''
         : ` (default: ${o.key === 'dataDir' ? './data' : o.key === 'fixturesDir' ? '<package>/fixtures' : String(def)})`;
     const env = o.env ? ` [env ${o.env}]` : '';

@@ -290,7 +290,8 @@ export interface paths {
         };
         /**
          * Health check
-         * @description Liveness of the simulator.
+         * @description Liveness of the simulator. Answers anyone, without the admin token and whatever the
+         *     `Host` (container health checks call it by any address); it tells nothing secret.
          */
         get: operations["getHealth"];
         put?: never;
@@ -607,6 +608,46 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /**
+         * @description The control API refuses this caller: its `Host` is not loopback, the `--public-url`
+         *     host, the bound `--host` address or an `--allowed-hosts` entry (`HOST_NOT_ALLOWED`,
+         *     DNS-rebinding defence), or its browser `Origin` names a host outside that list
+         *     (`ORIGIN_NOT_ALLOWED`).
+         */
+        AdminForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "HOST_NOT_ALLOWED",
+                 *       "message": "Host \"evil.example:4010\" is not allowed on the control API; add its name to --allowed-hosts"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description A mutating call (POST, PUT, PATCH, DELETE) carried a body that is not
+         *     `application/json`, or named another content type (`JSON_REQUIRED`): cross-site HTML
+         *     forms can send only form, multipart and text bodies. A call without a body needs no
+         *     content type.
+         */
+        JsonRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "JSON_REQUIRED",
+                 *       "message": "POST on the control API takes an application/json body (or none, without a Content-Type)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description Request validation failed (FastAPI style). */
         ValidationFailed: {
             headers: {
@@ -686,6 +727,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             /** @description No app with this `client_id` (`APP_NOT_FOUND`). */
             404: {
                 headers: {
@@ -701,6 +743,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -736,6 +779,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
         };
     };
     createPartnerApp: {
@@ -779,6 +823,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             /** @description An app with this `client_id` exists (`APP_EXISTS`). */
             409: {
                 headers: {
@@ -794,6 +839,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -823,6 +869,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
         };
     };
     setClock: {
@@ -855,6 +902,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -894,6 +943,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
         };
     };
     getDevice: {
@@ -928,6 +978,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             404: components["responses"]["DeviceNotFound"];
             422: components["responses"]["ValidationFailed"];
         };
@@ -975,6 +1026,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -998,7 +1051,9 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             404: components["responses"]["DeviceNotFound"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1035,6 +1090,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
         };
     };
     forceTranscription: {
@@ -1079,6 +1135,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             /** @description No such task (`TRANSCRIPTION_NOT_FOUND`). */
             404: {
                 headers: {
@@ -1094,6 +1151,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1133,6 +1191,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
         };
     };
     createFault: {
@@ -1175,6 +1234,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1198,6 +1259,8 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            415: components["responses"]["JsonRequired"];
         };
     };
     deleteFault: {
@@ -1219,6 +1282,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             /** @description No such rule (`FAULT_NOT_FOUND`). */
             404: {
                 headers: {
@@ -1234,6 +1298,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            415: components["responses"]["JsonRequired"];
         };
     };
     listRequests: {
@@ -1286,6 +1351,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1309,6 +1375,8 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            415: components["responses"]["JsonRequired"];
         };
     };
     getHealth: {
@@ -1337,7 +1405,6 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            401: components["responses"]["AdminUnauthorized"];
         };
     };
     getAdminSpec: {
@@ -1359,6 +1426,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
         };
     };
 }
