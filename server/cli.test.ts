@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from './cli.js';
+import { banner, fixtureApps, main } from './cli.js';
 import { options, parseConfig } from './config.js';
 import { fromRoot } from './core/root.js';
+import { http } from './testing/http.js';
+import { useTestServers } from './testing/useTestServers.js';
 
 function capture() {
   const out: string[] = [];
@@ -74,5 +76,26 @@ describe('parseConfig', () => {
     expect(parseConfig({}, { PARTNER_SIM_IN_MEMORY: 'true' }).inMemory).toBe(true);
     expect(parseConfig({ 'transcription-delay': 'instant' }).transcriptionDelay).toBe(0);
     expect(parseConfig({ 'public-url': 'http://sim.local:8080/' }).publicUrl).toBe('http://sim.local:8080');
+  });
+});
+
+describe('start banner', () => {
+  const servers = useTestServers();
+
+  it('prints the fixture apps only, not apps created at run time, after a restart too', async () => {
+    const dir = await servers.tempDir();
+    const first = await servers.start({ inMemory: false, dataDir: dir });
+    const made = await http('POST', `${first.admin}/apps`, { json: { client_id: 'runtime-app' } });
+    expect(made.status).toBe(201);
+    await first.stop();
+    const again = await servers.start({ inMemory: false, dataDir: dir });
+    const apps = again.services.apps.list();
+    expect(apps.map((a) => a.client_id)).toContain('runtime-app');
+    const text = banner(again.url, again.config, await fixtureApps(again.config, apps));
+    expect(text).toContain('client_id=demo-client-us  secret_key=demo-secret-us-0000');
+    expect(text).toContain('other-partner-us');
+    expect(text).not.toContain('runtime-app');
+    expect(text).not.toContain(made.body.secret_key);
+    expect(text).not.toContain(made.body.api_key);
   });
 });
