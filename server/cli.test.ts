@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { banner, fixtureApps, main } from './cli.js';
 import { options, parseConfig } from './config.js';
@@ -97,5 +99,33 @@ describe('start banner', () => {
     expect(text).not.toContain('runtime-app');
     expect(text).not.toContain(made.body.secret_key);
     expect(text).not.toContain(made.body.api_key);
+  });
+});
+
+describe('start-up with a broken fixture', () => {
+  const servers = useTestServers();
+
+  it('exits 1 with one line naming file and field, no stack trace', async () => {
+    const dir = await servers.tempDir();
+    await cp(fromRoot('fixtures'), dir, { recursive: true });
+    const list = JSON.parse(await readFile(join(dir, 'devices.json'), 'utf8'));
+    list[3].is_bind = 'maybe';
+    await writeFile(join(dir, 'devices.json'), JSON.stringify(list));
+    const io = capture();
+    const code = await main([
+      'serve',
+      '--in-memory',
+      '--port',
+      '0',
+      '--log-level',
+      'silent',
+      '--fixtures',
+      dir,
+    ]);
+    expect(code).toBe(1);
+    const lines = io.err().trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^partner-sim serve: broken fixture: fixtures\/devices\.json: \[3\]\.is_bind: /);
+    expect(io.out()).not.toContain('listening');
   });
 });

@@ -4,10 +4,10 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, defaults, options, parseConfig } from './config.js';
 import { runContract } from './contract/command.js';
-import { readFixture } from './core/lifecycle.js';
 import { fromRoot } from './core/root.js';
 import type { NewApp, PartnerApp } from './domain/apps.js';
 import { startSimulator } from './simulator.js';
+import { readFixture } from './spec/fixtures.js';
 
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<number> }> = {
   serve: { summary: 'run the simulator (partner API, storage host, control API)', run: serve },
@@ -133,6 +133,12 @@ export async function main(argv: string[]): Promise<number> {
         `partner-sim ${cmd}: ${err.message}\nRun 'partner-sim ${cmd} --help' for the options.\n`,
       );
       return 2;
+    }
+    if (err.code === 'FIXTURE_INVALID') {
+      process.stderr.write(
+        `partner-sim ${cmd}: broken fixture: ${err.message}; fix it or point --fixtures at another folder\n`,
+      );
+      return 1;
     }
     if (err.code === 'EADDRINUSE') {
       process.stderr.write(

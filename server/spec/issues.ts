@@ -21,6 +21,7 @@ export function toIssues(errors: ErrorObject[], where: string, data: unknown): V
     const p = e.params as Record<string, unknown>;
     if (e.keyword === 'required') path.push(String(p.missingProperty));
     if (e.keyword === 'additionalProperties') path.push(String(p.additionalProperty));
+    if (e.keyword === 'unevaluatedProperties') path.push(String(p.unevaluatedProperty));
     // A key broke `propertyNames`: name the key itself, not the object holding it.
     if (e.propertyName !== undefined) path.push(e.propertyName);
     const loc = [where, ...path];
@@ -85,6 +86,7 @@ function describe(
     case 'type':
       return { msg: `Input should be a valid ${p.type}`, type: `${p.type}_type` };
     case 'additionalProperties':
+    case 'unevaluatedProperties':
       return { msg: 'Extra inputs are not permitted', type: 'extra_forbidden' };
     case 'format':
       return { msg: `Input should be a valid ${p.format}`, type: `${p.format}_parsing` };
