@@ -79,6 +79,18 @@ describe('parseConfig', () => {
     expect(parseConfig({ 'transcription-delay': 'instant' }).transcriptionDelay).toBe(0);
     expect(parseConfig({ 'public-url': 'http://sim.local:8080/' }).publicUrl).toBe('http://sim.local:8080');
   });
+
+  it('reads --allowed-hosts as a comma list of host names, and refuses what is not one', () => {
+    expect(parseConfig({}).allowedHosts).toEqual([]);
+    expect(parseConfig({ 'allowed-hosts': ' Sim, ci-sim:4010,,[::2]' }).allowedHosts).toEqual([
+      'sim',
+      'ci-sim:4010',
+      '[::2]',
+    ]);
+    expect(parseConfig({}, { PARTNER_SIM_ALLOWED_HOSTS: '*' }).allowedHosts).toEqual(['*']);
+    for (const bad of ['a b', 'http://sim', 'sim/x'])
+      expect(() => parseConfig({ 'allowed-hosts': bad }), bad).toThrow(/allowed-hosts.*not a host name/);
+  });
 });
 
 describe('start banner', () => {
