@@ -632,7 +632,8 @@ export interface components {
          * @description A mutating call (POST, PUT, PATCH, DELETE) carried a body that is not
          *     `application/json`, or named another content type (`JSON_REQUIRED`): cross-site HTML
          *     forms can send only form, multipart and text bodies. A call without a body needs no
-         *     content type.
+         *     content type. A JSON body in a charset or encoding the simulator cannot read is
+         *     `UNSUPPORTED_ENCODING`.
          */
         JsonRequired: {
             headers: {
