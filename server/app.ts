@@ -3,7 +3,7 @@ import { requestRecorder } from './control/recorder.js';
 import { controlHooks, surfaceClassifier } from './control/wiring.js';
 import { SimError } from './core/errors.js';
 import type { Region } from './domain/apps.js';
-import { sameSecret } from './domain/apps.js';
+import { adminGuard } from './http/adminGuard.js';
 import { errorHandler } from './http/errorHandler.js';
 import { mountOperations, type OperationHook, publicUrlOf } from './http/mountOperations.js';
 import { type SimLocals, simLocals } from './http/types.js';
@@ -91,16 +91,9 @@ export function createApp(deps: AppDeps): express.Express {
   for (const [prefix, region] of API_PREFIXES) app.use(prefix, surface('api', region), api);
 
   const admin = Router();
+  // Host, Origin, admin token and JSON-only checks run before any body is read.
+  admin.use(adminGuard(config));
   admin.use(express.json({ limit: '1mb' }));
-  if (config.adminToken) {
-    const expected = `Bearer ${config.adminToken}`;
-    admin.use((req, _res, next) => {
-      if (!sameSecret(req.headers.authorization ?? '', expected)) {
-        throw SimError.unauthorized('ADMIN_TOKEN_REQUIRED', 'Send Authorization: Bearer <admin token>');
-      }
-      next();
-    });
-  }
   mountOperations(admin, adminSpec(), adminHandlers, { services, include: () => true, authenticate: false });
   admin.use(notFound);
   app.use(ADMIN_PREFIX, surface('admin'), admin);

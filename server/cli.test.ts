@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from './cli.js';
+import { banner, fixtureApps, main } from './cli.js';
 import { options, parseConfig } from './config.js';
 import { fromRoot } from './core/root.js';
+import { http } from './testing/http.js';
+import { useTestServers } from './testing/useTestServers.js';
 
 function capture() {
   const out: string[] = [];
@@ -74,5 +78,66 @@ describe('parseConfig', () => {
     expect(parseConfig({}, { PARTNER_SIM_IN_MEMORY: 'true' }).inMemory).toBe(true);
     expect(parseConfig({ 'transcription-delay': 'instant' }).transcriptionDelay).toBe(0);
     expect(parseConfig({ 'public-url': 'http://sim.local:8080/' }).publicUrl).toBe('http://sim.local:8080');
+  });
+
+  it('reads --allowed-hosts as a comma list of host names, and refuses what is not one', () => {
+    expect(parseConfig({}).allowedHosts).toEqual([]);
+    expect(parseConfig({ 'allowed-hosts': ' Sim, ci-sim:4010,,[::2]' }).allowedHosts).toEqual([
+      'sim',
+      'ci-sim:4010',
+      '[::2]',
+    ]);
+    expect(parseConfig({}, { PARTNER_SIM_ALLOWED_HOSTS: '*' }).allowedHosts).toEqual(['*']);
+    for (const bad of ['a b', 'http://sim', 'sim/x'])
+      expect(() => parseConfig({ 'allowed-hosts': bad }), bad).toThrow(/allowed-hosts.*not a host name/);
+  });
+});
+
+describe('start banner', () => {
+  const servers = useTestServers();
+
+  it('prints the fixture apps only, not apps created at run time, after a restart too', async () => {
+    const dir = await servers.tempDir();
+    const first = await servers.start({ inMemory: false, dataDir: dir });
+    const made = await http('POST', `${first.admin}/apps`, { json: { client_id: 'runtime-app' } });
+    expect(made.status).toBe(201);
+    await first.stop();
+    const again = await servers.start({ inMemory: false, dataDir: dir });
+    const apps = again.services.apps.list();
+    expect(apps.map((a) => a.client_id)).toContain('runtime-app');
+    const text = banner(again.url, again.config, await fixtureApps(again.config, apps));
+    expect(text).toContain('client_id=demo-client-us  secret_key=demo-secret-us-0000');
+    expect(text).toContain('other-partner-us');
+    expect(text).not.toContain('runtime-app');
+    expect(text).not.toContain(made.body.secret_key);
+    expect(text).not.toContain(made.body.api_key);
+  });
+});
+
+describe('start-up with a broken fixture', () => {
+  const servers = useTestServers();
+
+  it('exits 1 with one line naming file and field, no stack trace', async () => {
+    const dir = await servers.tempDir();
+    await cp(fromRoot('fixtures'), dir, { recursive: true });
+    const list = JSON.parse(await readFile(join(dir, 'devices.json'), 'utf8'));
+    list[3].is_bind = 'maybe';
+    await writeFile(join(dir, 'devices.json'), JSON.stringify(list));
+    const io = capture();
+    const code = await main([
+      'serve',
+      '--in-memory',
+      '--port',
+      '0',
+      '--log-level',
+      'silent',
+      '--fixtures',
+      dir,
+    ]);
+    expect(code).toBe(1);
+    const lines = io.err().trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^partner-sim serve: broken fixture: fixtures\/devices\.json: \[3\]\.is_bind: /);
+    expect(io.out()).not.toContain('listening');
   });
 });

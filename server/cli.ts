@@ -5,8 +5,9 @@ import { parseArgs } from 'node:util';
 import { type Config, ConfigError, defaults, options, parseConfig } from './config.js';
 import { runContract } from './contract/command.js';
 import { fromRoot } from './core/root.js';
-import type { PartnerApp } from './domain/apps.js';
+import type { NewApp, PartnerApp } from './domain/apps.js';
 import { startSimulator } from './simulator.js';
+import { readFixture } from './spec/fixtures.js';
 
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<number> }> = {
   serve: { summary: 'run the simulator (partner API, storage host, control API)', run: serve },
@@ -28,7 +29,7 @@ function serveHelp(): string {
     const flag = `--${o.flag}${o.kind === 'bool' ? '' : ' <value>'}`;
     const def = defaults[o.key];
     const shown =
-      def === undefined
+      def === undefined || (Array.isArray(def) && def.length === 0)
         ? ''
         : ` (default: ${o.key === 'dataDir' ? './data' : o.key === 'fixturesDir' ? '<package>/fixtures' : String(def)})`;
     const env = o.env ? ` [env ${o.env}]` : '';
@@ -38,7 +39,18 @@ function serveHelp(): string {
   return `Usage: partner-sim serve [options]\n\nRuns the simulator. Flags win over environment variables, which win over defaults.\n\nOptions:\n${rows.join('\n')}\n  ${'--help'.padEnd(30)} show this help\n`;
 }
 
-function banner(url: string, config: Config, apps: PartnerApp[]): string {
+/**
+ * The apps whose credentials the banner may print: those of the fixtures (demo credentials,
+ * public anyway), never apps created at run time, whose secrets a restart would otherwise
+ * spill into terminal scroll-back and CI logs.
+ */
+export async function fixtureApps(config: Config, apps: PartnerApp[]): Promise<PartnerApp[]> {
+  const listed = (await readFixture<NewApp[]>(config.fixturesDir, 'apps.json')) ?? [];
+  const ids = new Set(listed.map((a) => a.client_id));
+  return apps.filter((a) => ids.has(a.client_id));
+}
+
+export function banner(url: string, config: Config, apps: PartnerApp[]): string {
   const creds = apps
     .map((a) => `  [${a.region}] client_id=${a.client_id}  secret_key=${a.secret_key}  api_key=${a.api_key}`)
     .join('\n');
@@ -50,7 +62,7 @@ function banner(url: string, config: Config, apps: PartnerApp[]): string {
     `  storage:     ${config.publicUrl ?? url}/storage`,
     `  control API: ${url}/__admin  (spec: ${url}/__admin/openapi.yaml)`,
     `  state:       ${store}`,
-    'Demo credentials:',
+    'Demo credentials (fixture apps):',
     creds || '  (no apps in fixtures: create one with POST /__admin/apps)',
     '',
   ].join('\n');
@@ -76,7 +88,7 @@ async function serve(argv: string[]): Promise<number> {
   }
   const config = parseConfig(parsed.values as Record<string, string | boolean>, process.env);
   const sim = await startSimulator(config);
-  process.stdout.write(banner(sim.url, config, sim.services.apps.list()));
+  process.stdout.write(banner(sim.url, config, await fixtureApps(config, sim.services.apps.list())));
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
       process.stdout.write(`partner-sim: ${signal}, flushing state and stopping\n`);
@@ -121,6 +133,12 @@ export async function main(argv: string[]): Promise<number> {
         `partner-sim ${cmd}: ${err.message}\nRun 'partner-sim ${cmd} --help' for the options.\n`,
       );
       return 2;
+    }
+    if (err.code === 'FIXTURE_INVALID') {
+      process.stderr.write(
+        `partner-sim ${cmd}: broken fixture: ${err.message}; fix it or point --fixtures at another folder\n`,
+      );
+      return 1;
     }
     if (err.code === 'EADDRINUSE') {
       process.stderr.write(

@@ -19,6 +19,8 @@ export interface Config {
   publicUrl: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   adminToken: string | undefined;
+  /** Host names `/__admin` answers to besides loopback and the --public-url host; '*' = any. */
+  allowedHosts: string[];
   partnerTokenTtlS: number;
   userTokenTtlS: number;
   refreshTokenTtlS: number;
@@ -51,6 +53,7 @@ export const defaults: Config = {
   publicUrl: undefined,
   logLevel: 'info',
   adminToken: undefined,
+  allowedHosts: [],
   partnerTokenTtlS: 3600,
   userTokenTtlS: 86400,
   refreshTokenTtlS: 30 * 86400,

@@ -75,6 +75,22 @@ export const options: OptionSpec[] = [
     help: 'require "Authorization: Bearer <token>" on /__admin',
   },
   {
+    flag: 'allowed-hosts',
+    key: 'allowedHosts',
+    kind: 'string',
+    env: 'PARTNER_SIM_ALLOWED_HOSTS',
+    help: "comma list of extra host names /__admin answers to (loopback and the --public-url host always work); '*' allows any",
+    parse: (raw) => {
+      const hosts = raw
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean);
+      const bad = hosts.find((h) => h !== '*' && !/^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(:\d{1,5})?$/.test(h));
+      if (bad !== undefined) throw new Error(`not a host name: ${JSON.stringify(bad)}`);
+      return hosts;
+    },
+  },
+  {
     flag: 'partner-token-ttl',
     key: 'partnerTokenTtlS',
     kind: 'int',

@@ -5,13 +5,14 @@ import { Journal } from './control/journal.js';
 import { RateLimiter } from './control/rateLimiter.js';
 import type { SimClock } from './core/clock.js';
 import { SimError } from './core/errors.js';
-import { type Lifecycle, readFixture } from './core/lifecycle.js';
+import type { Lifecycle } from './core/lifecycle.js';
 import type { Random } from './core/random.js';
 import { AppRegistry, type NewApp } from './domain/apps.js';
 import { Clocks } from './domain/clocks.js';
 import { DeviceRegistry } from './domain/devices.js';
 import type { Instance } from './domain/instance.js';
 import { TokenService } from './domain/tokens.js';
+import { readFixture } from './spec/fixtures.js';
 import { apiSpec } from './spec/openapi.js';
 import { openBlobStore } from './storage/blobStore.js';
 import { StorageService } from './storage/storageService.js';
@@ -63,9 +64,12 @@ export function createServices(deps: CoreDeps): Services {
     refreshTtlS: config.refreshTokenTtlS,
   });
   const appsLifecycle: Lifecycle = {
+    async checkFixtures(dir) {
+      await readFixture(dir, 'apps.json');
+    },
     async seed(dir) {
-      const list = (await readFixture<NewApp[]>(dir, 'apps.json')) ?? [];
-      for (const a of list) if (!apps.get(a.client_id ?? '')) await apps.create(a);
+      const list = (await readFixture<(NewApp & { note?: string })[]>(dir, 'apps.json')) ?? [];
+      for (const { note: _note, ...a } of list) if (!apps.get(a.client_id ?? '')) await apps.create(a);
     },
   };
   const devices = new DeviceRegistry(store, random.fork('devices'));
@@ -112,16 +116,27 @@ export function createServices(deps: CoreDeps): Services {
   };
 }
 
-/** Back to the fixtures: store emptied, every service reset, fixtures loaded, clock offset 0. */
+/**
+ * Back to the fixtures: store emptied, every service reset, fixtures loaded, clock offset 0.
+ * The fixtures are checked first: a broken one is a 422 and the state stays as it was.
+ */
 export async function resetAll(services: Services): Promise<void> {
   const { store, instance, config } = services.deps;
+  await checkFixtures(services, config.fixturesDir);
   await store.clear();
   for (const s of services.lifecycle) await s.resetAll?.();
   await instance.update({ seeded: false });
   await seedAll(services, config.fixturesDir);
 }
 
+/** Every fixture file of `dir` loadable? Throws the first 422 (file and field) otherwise. */
+export async function checkFixtures(services: Services, dir: string): Promise<void> {
+  for (const s of services.lifecycle) await s.checkFixtures?.(dir);
+}
+
+/** Fixtures into an empty store; all are checked before the first record is written. */
 export async function seedAll(services: Services, dir: string): Promise<void> {
+  await checkFixtures(services, dir);
   for (const s of services.lifecycle) await s.seed?.(dir);
   await services.deps.instance.update({ seeded: true });
 }

@@ -11,7 +11,7 @@ const ACTIONS: readonly FaultAction[] = ['reset', 'hang', 'malformed', 'wrong_et
  *
  *     X-Sim-Fault: key=value[;key=value...]      (`,` also separates)
  *
- * keys: `status` (100–599), `delay_ms` (0–600000), `action` (reset | hang | malformed |
+ * keys: `status` (200–599; a 1xx is no final answer), `delay_ms` (0–600000), `action` (reset | hang | malformed |
  * wrong_etag), `retry_after` (seconds, sent as `Retry-After`; needs `status`), `message`
  * (text of the error body). Examples: `status=503`, `delay_ms=200`, `action=reset`,
  * `status=429;retry_after=2`, `delay_ms=150;status=502`.
@@ -37,7 +37,7 @@ export function parseFaultHeader(raw: string, operation: string): FaultEffect {
     const value = pair.slice(eq + 1).trim();
     switch (key) {
       case 'status':
-        effect.status = int(key, value, 100, 599);
+        effect.status = int(key, value, 200, 599);
         break;
       case 'delay_ms':
         effect.delay_ms = int(key, value, 0, 600_000);

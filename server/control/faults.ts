@@ -217,12 +217,32 @@ export class FaultService {
     const clash =
       rule.action === 'malformed' ? answer.filter((k) => k !== 'status') : rule.action ? answer : [];
     if (clash.length > 0) throw bad(clash[0]!, `action ${rule.action} answers without ${clash[0]}`);
+    // Case-insensitive names are beyond a JSON Schema pattern: the spec says which, this checks.
+    const framing = Object.keys(rule.headers ?? {}).find((h) => FRAMING_HEADERS.has(h.toLowerCase()));
+    if (framing !== undefined)
+      throw SimError.invalidField(
+        ['body', 'headers', framing],
+        'The simulator frames the answer itself; this header would break it',
+        'value_error',
+        framing,
+      );
     if ((rule.body !== undefined || rule.headers !== undefined) && rule.status === undefined)
       throw bad(rule.body !== undefined ? 'body' : 'headers', 'Needs status');
     if (rule.status === undefined && rule.delay_ms === undefined && rule.action === undefined)
       throw bad('status', 'Give at least one of status, delay_ms, action or transcription_outcome');
   }
 }
+
+/** Headers that decide how an answer is framed on the wire: a rule setting them breaks it. */
+const FRAMING_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+]);
 
 function matches(r: FaultRule, s: FaultSubject): boolean {
   const m = r.match;

@@ -1,8 +1,9 @@
 import { SimError } from '../core/errors.js';
-import { type Lifecycle, readFixture } from '../core/lifecycle.js';
+import type { Lifecycle } from '../core/lifecycle.js';
 import type { Random } from '../core/random.js';
 import type { components as AdminComponents } from '../spec/admin-types.js';
 import type { components } from '../spec/api-types.js';
+import { fixtureError, readFixture } from '../spec/fixtures.js';
 import type { Collection, Store } from '../store/store.js';
 import {
   type Binding,
@@ -104,27 +105,7 @@ export class DeviceRegistry implements Lifecycle {
    */
   async put(rawSn: string, state: DeviceState): Promise<DeviceView> {
     const sn = normalizeSerial(rawSn);
-    const type = checkType(sn, state.type, ['body', 'type']);
-    const history = state.bind_history ?? [];
-    history.forEach((id, i) => {
-      if (typeof id !== 'string' || !CLIENT_USER.test(id)) {
-        throw SimError.invalidField(
-          ['body', 'bind_history', i],
-          'Entries must be client_user_<uuid> ids',
-          'value_error',
-          id,
-        );
-      }
-    });
-    if (state.is_bind !== true && state.owner) {
-      throw SimError.invalidField(['body', 'owner'], 'owner is only allowed with is_bind: true');
-    }
-    if (state.is_bind === null && history.length > 0) {
-      throw SimError.invalidField(
-        ['body', 'bind_history'],
-        'is_bind: null means signed but never bound, so bind_history must be empty',
-      );
-    }
+    const { type, history } = checkState(sn, state, ['body']);
     let owner: DeviceOwner | null = null;
     if (state.is_bind === true) {
       owner = state.owner
@@ -156,17 +137,29 @@ export class DeviceRegistry implements Lifecycle {
     if (!(await this.devices.delete(normalizeSerial(sn)))) throw notFound();
   }
 
+  /** fixtures/devices.json, checked against the control API's schema and its rules. */
+  private async fixtures(dir: string): Promise<DeviceFixture[]> {
+    const list = (await readFixture<DeviceFixture[]>(dir, 'devices.json')) ?? [];
+    list.forEach(({ sn, note: _note, ...state }, i) => {
+      try {
+        checkState(normalizeSerial(sn), state, ['fixtures', 'devices.json', i]);
+      } catch (e) {
+        if (e instanceof SimError && e.issues) throw fixtureError('devices.json', e.issues);
+        throw e;
+      }
+    });
+    return list;
+  }
+
+  async checkFixtures(dir: string): Promise<void> {
+    await this.fixtures(dir);
+  }
+
   /** Load fixtures/devices.json through `put`, so fixtures obey the control API's rules. */
   async seed(dir: string): Promise<void> {
-    const list = (await readFixture<DeviceFixture[]>(dir, 'devices.json')) ?? [];
-    for (const { sn, note: _note, ...state } of list) {
+    for (const { sn, note: _note, ...state } of await this.fixtures(dir)) {
       if (this.devices.has(normalizeSerial(sn))) continue;
-      try {
-        await this.put(sn, state);
-      } catch (e) {
-        const issues = (e as SimError).issues?.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`);
-        throw new Error(`fixtures: devices.json ${sn}: ${issues?.join('; ') ?? (e as Error).message}`);
-      }
+      await this.put(sn, state);
     }
   }
 
@@ -181,6 +174,39 @@ export class DeviceRegistry implements Lifecycle {
     if (!rec) throw notFound();
     return rec;
   }
+}
+
+/**
+ * The rules of a device state a schema cannot express, `at` the location of the state
+ * (`['body']` for the control API, an entry of fixtures/devices.json for fixtures).
+ */
+function checkState(
+  sn: string,
+  state: DeviceState,
+  at: (string | number)[],
+): { type: ReturnType<typeof checkType>; history: string[] } {
+  const type = checkType(sn, state.type, [...at, 'type']);
+  const history = state.bind_history ?? [];
+  history.forEach((id, i) => {
+    if (typeof id !== 'string' || !CLIENT_USER.test(id)) {
+      throw SimError.invalidField(
+        [...at, 'bind_history', i],
+        'Entries must be client_user_<uuid> ids',
+        'value_error',
+        id,
+      );
+    }
+  });
+  if (state.is_bind !== true && state.owner) {
+    throw SimError.invalidField([...at, 'owner'], 'owner is only allowed with is_bind: true');
+  }
+  if (state.is_bind === null && history.length > 0) {
+    throw SimError.invalidField(
+      [...at, 'bind_history'],
+      'is_bind: null means signed but never bound, so bind_history must be empty',
+    );
+  }
+  return { type, history };
 }
 
 const notFound = (): SimError => SimError.notFound('DEVICE_NOT_FOUND', 'Unknown device serial number.');

@@ -323,7 +323,8 @@ export interface paths {
         };
         /**
          * Health check
-         * @description Liveness of the simulator.
+         * @description Liveness of the simulator. Answers anyone, without the admin token and whatever the
+         *     `Host` (container health checks call it by any address); it tells nothing secret.
          */
         get: operations["getHealth"];
         put?: never;
@@ -544,11 +545,11 @@ export interface components {
              * @example createTranscription
              */
             operation: string;
-            /** @description Answer with this HTTP status. */
+            /** @description Answer with this HTTP status (1xx statuses are not final answers, so they are refused). */
             status?: number;
             /** @description Body to answer with (any JSON value). */
             body?: unknown;
-            /** @description Extra response headers. */
+            /** @description Extra response headers. Names are RFC 9110 tokens; values are printable ASCII, spaces and tabs (no CR/LF or other control characters); the framing headers `Content-Length`, `Transfer-Encoding`, `Connection`, `Keep-Alive`, `Upgrade`, `TE`, `Trailer` are refused (the simulator frames the answer itself). */
             headers?: {
                 [key: string]: string;
             };
@@ -659,6 +660,47 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /**
+         * @description The control API refuses this caller: its `Host` is not loopback, the `--public-url`
+         *     host, the bound `--host` address or an `--allowed-hosts` entry (`HOST_NOT_ALLOWED`,
+         *     DNS-rebinding defence), or its browser `Origin` names a host outside that list
+         *     (`ORIGIN_NOT_ALLOWED`).
+         */
+        AdminForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "HOST_NOT_ALLOWED",
+                 *       "message": "Host \"evil.example:4010\" is not allowed on the control API; add its name to --allowed-hosts"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description A mutating call (POST, PUT, PATCH, DELETE) carried a body that is not
+         *     `application/json`, or named another content type (`JSON_REQUIRED`): cross-site HTML
+         *     forms can send only form, multipart and text bodies. A call without a body needs no
+         *     content type. A JSON body in a charset or encoding the simulator cannot read is
+         *     `UNSUPPORTED_ENCODING`.
+         */
+        JsonRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "JSON_REQUIRED",
+                 *       "message": "POST on the control API takes an application/json body (or none, without a Content-Type)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description Request validation failed (FastAPI style). */
         ValidationFailed: {
             headers: {
@@ -753,7 +795,9 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -789,6 +833,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
         };
     };
     createPartnerApp: {
@@ -832,6 +877,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             /** @description An app with this `client_id` exists (`APP_EXISTS`). */
             409: {
                 headers: {
@@ -847,6 +893,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -870,7 +917,9 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
+            415: components["responses"]["JsonRequired"];
         };
     };
     getClock: {
@@ -902,6 +951,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
         };
     };
@@ -935,7 +985,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -975,6 +1027,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
         };
     };
     getDevice: {
@@ -1009,6 +1062,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             404: components["responses"]["DeviceNotFound"];
             422: components["responses"]["ValidationFailed"];
         };
@@ -1056,6 +1110,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1079,7 +1135,9 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             404: components["responses"]["DeviceNotFound"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1116,6 +1174,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
         };
     };
     forceTranscription: {
@@ -1160,6 +1219,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             /** @description No such task (`TRANSCRIPTION_NOT_FOUND`). */
             404: {
                 headers: {
@@ -1175,6 +1235,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1214,6 +1275,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
         };
     };
     createFault: {
@@ -1256,6 +1318,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1279,6 +1343,8 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            415: components["responses"]["JsonRequired"];
         };
     };
     deleteFault: {
@@ -1300,6 +1366,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             /** @description No such rule (`FAULT_NOT_FOUND`). */
             404: {
                 headers: {
@@ -1315,6 +1382,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            415: components["responses"]["JsonRequired"];
         };
     };
     listRequests: {
@@ -1367,6 +1435,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1390,6 +1459,8 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            415: components["responses"]["JsonRequired"];
         };
     };
     getHealth: {
@@ -1418,7 +1489,6 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            401: components["responses"]["AdminUnauthorized"];
         };
     };
     getAdminSpec: {
@@ -1440,6 +1510,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
         };
     };
 }

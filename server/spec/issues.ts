@@ -9,7 +9,9 @@ import type { ValidationIssue } from '../core/errors.js';
 export function toIssues(errors: ErrorObject[], where: string, data: unknown): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   const seen = new Set<string>();
-  const specific = errors.filter((e) => !['anyOf', 'oneOf', 'if', 'then', 'else'].includes(e.keyword));
+  const specific = errors.filter(
+    (e) => !['anyOf', 'oneOf', 'if', 'then', 'else', 'propertyNames'].includes(e.keyword),
+  );
   for (const e of specific.length > 0 ? specific : errors) {
     const path = e.instancePath
       .split('/')
@@ -19,12 +21,20 @@ export function toIssues(errors: ErrorObject[], where: string, data: unknown): V
     const p = e.params as Record<string, unknown>;
     if (e.keyword === 'required') path.push(String(p.missingProperty));
     if (e.keyword === 'additionalProperties') path.push(String(p.additionalProperty));
+    if (e.keyword === 'unevaluatedProperties') path.push(String(p.unevaluatedProperty));
+    // A key broke `propertyNames`: name the key itself, not the object holding it.
+    if (e.propertyName !== undefined) path.push(e.propertyName);
     const loc = [where, ...path];
     const issue = describe(e, p);
     const key = `${loc.join('.')}|${issue.type}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const input = e.keyword === 'required' ? undefined : valueAt(data, path);
+    const input =
+      e.keyword === 'required'
+        ? undefined
+        : e.propertyName !== undefined
+          ? e.propertyName
+          : valueAt(data, path);
     out.push({ loc, ...issue, ...(input === undefined ? {} : { input }) });
   }
   return out;
@@ -76,6 +86,7 @@ function describe(
     case 'type':
       return { msg: `Input should be a valid ${p.type}`, type: `${p.type}_type` };
     case 'additionalProperties':
+    case 'unevaluatedProperties':
       return { msg: 'Extra inputs are not permitted', type: 'extra_forbidden' };
     case 'format':
       return { msg: `Input should be a valid ${p.format}`, type: `${p.format}_parsing` };

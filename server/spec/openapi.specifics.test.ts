@@ -200,8 +200,18 @@ describe('server/admin.openapi.yaml specifics', () => {
     expect(allRefs(doc).every((r) => r.startsWith('#/'))).toBe(true);
   });
 
-  it('declares 401 on every operation', () => {
-    for (const o of operations(doc)) expect(Object.keys(o.op.responses as Json), o.id).toContain('401');
+  it('declares 401 and 403 on every operation but the open health check, 415 on mutating ones', () => {
+    for (const o of operations(doc)) {
+      const codes = Object.keys(o.op.responses as Json);
+      if (o.id === 'getHealth') {
+        expect(o.op.security, o.id).toEqual([]);
+        expect(codes, o.id).toEqual(['200']);
+        continue;
+      }
+      expect(codes, o.id).toEqual(expect.arrayContaining(['401', '403']));
+      if (o.method !== 'get') expect(codes, o.id).toContain('415');
+      else expect(codes, o.id).not.toContain('415');
+    }
   });
 
   it('lets is_bind be null in device state and devices', () => {

@@ -66,6 +66,7 @@ export class SpecValidators {
   private readonly paramAjv = sharedAjv().param;
   private readonly requests = new Map<string, RequestValidators>();
   private readonly responses = new Map<string, ValidateFunction | null>();
+  private readonly values = new WeakMap<object, ValidateFunction>();
   private readonly defsId: string;
 
   constructor(readonly spec: SpecIndex) {
@@ -141,6 +142,21 @@ export class SpecValidators {
       }
     }
     return issues;
+  }
+
+  /**
+   * Check any value against a schema written with this document's component refs (fixture
+   * files), as request bodies are checked: issues located under `at`; empty when valid.
+   * Each schema object is compiled once.
+   */
+  validateValue(schema: object, data: unknown, at: (string | number)[]): ValidationIssue[] {
+    let fn = this.values.get(schema);
+    if (!fn) {
+      fn = this.compile(this.bodyAjv, schema);
+      this.values.set(schema, fn);
+    }
+    if (fn(data)) return [];
+    return toIssues(fn.errors ?? [], '', data).map((i) => ({ ...i, loc: [...at, ...i.loc.slice(1)] }));
   }
 
   /**
