@@ -1023,7 +1023,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "transcription_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "transcription_id": "task_exec_7c9e6679742540de944be07fc1f90ae7",
                      *         "client_id": "demo-app",
                      *         "status": "PROGRESS",
                      *         "file_url": "https://example.com/audio/meeting.mp3",
@@ -1066,7 +1066,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "transcription_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "transcription_id": "task_exec_7c9e6679742540de944be07fc1f90ae7",
                      *       "client_id": "demo-app",
                      *       "status": "FAILURE",
                      *       "file_url": "https://example.com/audio/meeting.mp3",

@@ -536,6 +536,13 @@ export interface components {
             /** @description Previously bound accounts, newest first. One entry per bind event, duplicates kept (clients must de-duplicate). Entries are `client_user_<uuid>` ids and include users of any partner app. */
             bind_history: components["schemas"]["ClientUserId"][];
         };
+        /** @description Answer of bind and unbind: the device (`type`, `sn` upper-cased, as stored) and its binding state after the call. Live answers `{type, sn, is_bind}` (live notes, third party); `bind_history` is the simulator's, kept for the clients that read it. */
+        BindAnswer: components["schemas"]["DeviceRef"] & components["schemas"]["BindingResponse"];
+        /**
+         * @description Id of an uploaded file, `file_<…>` as on the live service (live notes, third party); the simulator answers `file_` and 32 hex digits from its seeded random source.
+         * @example file_2b7e1516a8c94e2f9d0c3b4a5e6f7081
+         */
+        FileId: string;
         /**
          * @description File extension of the audio.
          * @enum {string}
@@ -559,7 +566,7 @@ export interface components {
         };
         /** @description Upload session (seed spec §2.4). */
         UploadSession: {
-            FileId: string;
+            FileId: components["schemas"]["FileId"];
             UploadId: string;
             /**
              * @description Size of each part in bytes (the last part may be smaller).
@@ -589,7 +596,7 @@ export interface components {
         };
         /** @description Uploaded file (seed spec §2.5). */
         UploadedFile: {
-            FileId: string;
+            FileId: components["schemas"]["FileId"];
             /**
              * @description File type as supplied at completion.
              * @example mp3
@@ -653,6 +660,11 @@ export interface components {
             params?: components["schemas"]["TranscriptionParams"];
         };
         /**
+         * @description Id of a transcription task, `task_exec_<hex>` as on the live service (live notes, docs and third party); the simulator draws 32 hex digits from its seeded random source.
+         * @example task_exec_7c9e6679742540de944be07fc1f90ae7
+         */
+        TranscriptionId: string;
+        /**
          * @description - `PENDING`: submitted, not yet picked up (the status returned on submission).
          *     - `RECEIVED`: received by a worker.
          *     - `STARTED`: processing has started.
@@ -705,7 +717,7 @@ export interface components {
         EmptyData: Record<string, never>;
         /** @description Transcription task (seed spec §2.6). `data` is the result when `status` is `SUCCESS`, otherwise the empty object. */
         TranscriptionTask: {
-            transcription_id: string;
+            transcription_id: components["schemas"]["TranscriptionId"];
             status: components["schemas"]["TranscriptionStatus"];
             /** @description The result on `SUCCESS`; the empty object in every other status. */
             data: components["schemas"]["TranscriptionResult"] | components["schemas"]["LiveTranscriptionResult"] | components["schemas"]["EmptyData"];
@@ -1129,6 +1141,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "type": "notepins",
+                     *       "sn": "882XYZ7654321",
                      *       "is_bind": true,
                      *       "bind_history": [
                      *         "client_user_3f2c8a90-1b2c-4d5e-8f90-123456789abc",
@@ -1136,7 +1150,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["BindingResponse"];
+                    "application/json": components["schemas"]["BindAnswer"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1196,13 +1210,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "type": "notepro",
+                     *       "sn": "881ABC1234567",
                      *       "is_bind": false,
                      *       "bind_history": [
                      *         "client_user_3f2c8a90-1b2c-4d5e-8f90-123456789abc"
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["BindingResponse"];
+                    "application/json": components["schemas"]["BindAnswer"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1262,17 +1278,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "FileId": "f_2b7e1516a8c94e2f9d0c3b4a5e6f7081",
+                     *       "FileId": "file_2b7e1516a8c94e2f9d0c3b4a5e6f7081",
                      *       "UploadId": "u_9f8e7d6c5b4a39281706f5e4d3c2b1a0",
                      *       "ChunkSize": 5242880,
                      *       "Parts": [
                      *         {
                      *           "PartNumber": 1,
-                     *           "PresignedUrl": "http://127.0.0.1:4010/storage/uploads/f_2b7e1516a8c94e2f9d0c3b4a5e6f7081?partNumber=1&uploadId=u_9f8e7d6c5b4a39281706f5e4d3c2b1a0&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SIMACCESSKEY%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+                     *           "PresignedUrl": "http://127.0.0.1:4010/storage/uploads/file_2b7e1516a8c94e2f9d0c3b4a5e6f7081?partNumber=1&uploadId=u_9f8e7d6c5b4a39281706f5e4d3c2b1a0&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SIMACCESSKEY%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
                      *         },
                      *         {
                      *           "PartNumber": 2,
-                     *           "PresignedUrl": "http://127.0.0.1:4010/storage/uploads/f_2b7e1516a8c94e2f9d0c3b4a5e6f7081?partNumber=2&uploadId=u_9f8e7d6c5b4a39281706f5e4d3c2b1a0&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SIMACCESSKEY%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
+                     *           "PresignedUrl": "http://127.0.0.1:4010/storage/uploads/file_2b7e1516a8c94e2f9d0c3b4a5e6f7081?partNumber=2&uploadId=u_9f8e7d6c5b4a39281706f5e4d3c2b1a0&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SIMACCESSKEY%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
                      *         }
                      *       ]
                      *     }
@@ -1368,7 +1384,7 @@ export interface operations {
                 content: {
                     /**
                      * @example <?xml version="1.0" encoding="UTF-8"?>
-                     *     <Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.</Message><Resource>/uploads/f_2b7e1516a8c94e2f9d0c3b4a5e6f7081</Resource><RequestId>4442587FB7D0A2F9</RequestId></Error>
+                     *     <Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.</Message><Resource>/uploads/file_2b7e1516a8c94e2f9d0c3b4a5e6f7081</Resource><RequestId>4442587FB7D0A2F9</RequestId></Error>
                      */
                     "application/xml": components["schemas"]["S3Error"];
                 };
@@ -1417,7 +1433,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "file_id": "f_2b7e1516a8c94e2f9d0c3b4a5e6f7081",
+                 *       "file_id": "file_2b7e1516a8c94e2f9d0c3b4a5e6f7081",
                  *       "upload_id": "u_9f8e7d6c5b4a39281706f5e4d3c2b1a0",
                  *       "part_list": [
                  *         {
@@ -1445,9 +1461,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "FileId": "f_2b7e1516a8c94e2f9d0c3b4a5e6f7081",
+                     *       "FileId": "file_2b7e1516a8c94e2f9d0c3b4a5e6f7081",
                      *       "FileType": "mp3",
-                     *       "DownloadUrl": "http://127.0.0.1:4010/storage/files/f_2b7e1516a8c94e2f9d0c3b4a5e6f7081?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SIMACCESSKEY%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=b1c2d3e4f5a60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
+                     *       "DownloadUrl": "http://127.0.0.1:4010/storage/files/file_2b7e1516a8c94e2f9d0c3b4a5e6f7081?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SIMACCESSKEY%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=b1c2d3e4f5a60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
                      *       "FileMd5": "9e107d9d372bb6826bd81d3542a419d6"
                      *     }
                      */
@@ -1708,7 +1724,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "transcription_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "transcription_id": "task_exec_7c9e6679742540de944be07fc1f90ae7",
                      *       "status": "PENDING",
                      *       "data": {}
                      *     }

@@ -82,7 +82,7 @@ export class TranscriptionService implements Lifecycle {
           : { kind: 'unavailable', message: `The audio file could not be downloaded: ${found.reason}` };
     const outcome = this.opts.outcomeFor?.(app.client_id);
     const rec: TaskRecord = {
-      transcription_id: this.random.uuid(),
+      transcription_id: `task_exec_${this.random.hex(16)}`,
       client_id: app.client_id,
       file_url: req.file_url,
       params: normalizeParams(req.params),
