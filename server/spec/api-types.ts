@@ -785,7 +785,7 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
-        /** @description Rate limit exceeded. The live service documents 10 requests per minute per client id on the token endpoint (live notes; the simulator enforces it with `--live-rate-limits`). Any operation can answer 429 when a fault rule injects it (partner-sim control API), so clients can test their back-off. */
+        /** @description Rate limit exceeded. The live service documents 10 requests per minute per client id on the token endpoint and 60 on the transcription API, submitting and polling together (live notes; the simulator enforces both with `--live-rate-limits`). Any operation can answer 429 when a fault rule injects it (partner-sim control API), so clients can test their back-off. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
