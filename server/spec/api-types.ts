@@ -355,6 +355,14 @@ export interface paths {
          *     `plaud-omni-3` and `azure-fast-transcribe`), `vad.decode_silence` false,
          *     `diarization.enabled` false, `diarization.return_embedding` false (when true, a
          *     successful result carries `embeddings`).
+         *     Also accepted, as live takes them (live notes, second pass): `transcribe.detection_level`
+         *     (`segment` or `chapter`) and `hotwords` (a comma-separated string).
+         *
+         *     Unknown fields anywhere inside `params` are accepted and ignored, as a lenient service
+         *     does (the safe reading of the live service, whose two spec files disagree on the
+         *     parameter set), and named in the `X-Sim-Warning` response header. With the simulator's
+         *     `--strict-params` or the app's `strict_params` setting they are refused with 422 naming
+         *     each one (`type: extra_forbidden`), so partners can catch typos.
          */
         post: operations["createTranscription"];
         delete?: never;
@@ -610,6 +618,7 @@ export interface components {
             /** @description Lowercase hex MD5 of the whole file. */
             FileMd5: string;
         };
+        /** @description Unknown members are ignored (or refused with strict params; see createTranscription). */
         TranscribeParams: {
             /**
              * @description `auto` for automatic recognition, or a BCP-47 code.
@@ -627,6 +636,11 @@ export interface components {
              * @example azure-fast-transcribe
              */
             model: string;
+            /**
+             * @description Granularity of detection, as the live docs and client typings name it (live notes). Accepted and recorded; the simulator's result does not depend on it.
+             * @enum {string}
+             */
+            detection_level?: "segment" | "chapter";
         };
         VadParams: {
             /** @default false */
@@ -644,8 +658,13 @@ export interface components {
              */
             return_embedding: boolean;
         };
-        /** @description Processing options; every member is optional. */
+        /** @description Processing options; every member is optional. The declared members are the known ones: any other field, at any level, is ignored with an `X-Sim-Warning` (or refused with strict params). */
         TranscriptionParams: {
+            /**
+             * @description Comma-separated words or phrases to favour in recognition, as the live docs and clients send them (live notes). Accepted; the simulator's result does not depend on it.
+             * @example partner-sim,Plaud,NotePin
+             */
+            hotwords?: string;
             transcribe?: components["schemas"]["TranscribeParams"];
             vad?: components["schemas"]["VadParams"];
             diarization?: components["schemas"]["DiarizationParams"];
@@ -860,6 +879,8 @@ export interface components {
         RetryAfter: number;
         /** @description Seconds to wait before retrying, when the server suggests it. */
         RetryAfterOptional: number;
+        /** @description partner-sim only (the live service sends no such header): what the simulator accepted but ignored, e.g. `unknown params ignored: params.foo, params.transcribe.bar`. Absent when there is nothing to say. The same text is kept in the request's journal entry (`warnings`, control API). */
+        SimWarning: string;
         /** @description `"<lowercase hex md5 of the part>"` (quotes included). */
         PartETag: string;
         /** @description Quoted ETag of the object. For an object assembled from parts, the multipart form `"<hex md5 of the concatenated binary part md5s>-<number of parts>"`. */
@@ -1719,6 +1740,7 @@ export interface operations {
             /** @description Task accepted. */
             200: {
                 headers: {
+                    "X-Sim-Warning": components["headers"]["SimWarning"];
                     [name: string]: unknown;
                 };
                 content: {

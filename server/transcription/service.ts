@@ -19,6 +19,7 @@ import {
   type TranscriptionParams,
   type TranscriptionStatus,
 } from './model.js';
+import { checkParams } from './paramsPolicy.js';
 import { buildResult } from './results.js';
 import { type StatusView, statusAt, totalMs } from './timeline.js';
 
@@ -64,6 +65,18 @@ export class TranscriptionService implements Lifecycle {
   /** Precedence: 'live' if the app's switch or --result-shape says so, else the spec shape. */
   shapeFor(app: PartnerApp): ResultShape {
     return app.result_shape === 'live' || this.deps.config.resultShape === 'live' ? 'live' : 'spec';
+  }
+
+  /**
+   * What the partner API's submit does: unknown `params` fields ignored with a warning, or
+   * refused when the app or the server asks for strict params (paramsPolicy.ts), then submit.
+   */
+  async accept(
+    app: PartnerApp,
+    req: { file_url: string; params?: TranscriptionParams },
+  ): Promise<{ task: TaskBody; warnings: string[] }> {
+    const warnings = checkParams(req.params, app.strict_params === true || this.deps.config.strictParams);
+    return { task: await this.submit(app, req), warnings };
   }
 
   async submit(app: PartnerApp, req: { file_url: string; params?: TranscriptionParams }): Promise<TaskBody> {
