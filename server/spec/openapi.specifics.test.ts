@@ -158,9 +158,21 @@ describe('openapi.yaml specifics', () => {
     const tx = compile({ $ref: '#/components/schemas/TranscriptionRequest' });
     expect(tx({ file_url: 'https://example.com/a.mp3' })).toBe(true);
     expect(tx({ file_url: 'ftp://example.com/a.mp3' })).toBe(false);
+    // Unknown params pass the schema (a lenient service); paramsPolicy names or refuses them.
     expect(
       tx({ file_url: 'https://example.com/a.mp3', params: { vad: { decode_silence: true, x: 1 } } }),
+    ).toBe(true);
+    expect(tx({ file_url: 'https://example.com/a.mp3', params: { vad: { decode_silence: 'yes' } } })).toBe(
+      false,
+    );
+    expect(
+      tx({ file_url: 'https://example.com/a.mp3', params: { transcribe: { detection_level: 'chapter' } } }),
+    ).toBe(true);
+    expect(
+      tx({ file_url: 'https://example.com/a.mp3', params: { transcribe: { detection_level: 'word' } } }),
     ).toBe(false);
+    expect(tx({ file_url: 'https://example.com/a.mp3', params: { hotwords: 'a,b' } })).toBe(true);
+    expect(tx({ file_url: 'https://example.com/a.mp3', params: { hotwords: 7 } })).toBe(false);
     const presign = compile({ $ref: '#/components/schemas/PresignRequest' });
     expect(presign({ filesize: 5368709120, filetype: 'mp3' })).toBe(true);
     expect(presign({ filesize: 5368709121, filetype: 'mp3' })).toBe(false);
