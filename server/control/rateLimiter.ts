@@ -24,7 +24,10 @@ export class RateLimiter {
   take(clientId: string, { group, limit, windowMs }: Limit): number {
     const now = this.clock.now();
     let groups = this.windows.get(clientId);
-    if (!groups) this.windows.set(clientId, (groups = new Map()));
+    if (!groups) {
+      groups = new Map();
+      this.windows.set(clientId, groups);
+    }
     // At most `limit` stamps are kept, so this filter costs the same however busy the client.
     const recent = (groups.get(group) ?? []).filter((t) => t > now - windowMs);
     groups.set(group, recent);
