@@ -637,7 +637,7 @@ export interface components {
              */
             model: string;
             /**
-             * @description Granularity of detection, as the live docs and client typings name it (live notes). Accepted and recorded; the simulator's result does not depend on it.
+             * @description Granularity of detection, as the live docs and client typings name it (live notes). Accepted; the simulator's result does not depend on it.
              * @enum {string}
              */
             detection_level?: "segment" | "chapter";
