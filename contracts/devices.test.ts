@@ -113,7 +113,7 @@ contractSuite('devices', () => {
   );
 
   scenario(
-    'bindDevice/unbindDevice: each bind puts the caller first in the history; unbind keeps the history',
+    'bindDevice/unbindDevice: each bind puts the caller first in the history; unbind keeps the history; both answers name the device (type, sn)',
     { needs: ['mutates'] },
     async (t, ctx) => {
       const d = await deviceIn(t, ctx, 'unbound');
@@ -121,12 +121,18 @@ contractSuite('devices', () => {
       const sub = jwtClaims(user).sub;
       const before: string[] = (await binding(t, user, d)).body.bind_history;
       const once = await sdkCall(t, 'bindDevice', user, d, 200);
-      expect(once.body.is_bind).toBe(true);
+      // Live answers {type, sn, is_bind, ...}: clients may read the device back from it.
+      expect(once.body).toMatchObject({ type: d.type, sn: d.sn.toUpperCase(), is_bind: true });
       expect(once.body.bind_history).toEqual([sub, ...before]);
       const twice = await sdkCall(t, 'bindDevice', user, d, 200);
       expect(twice.body.bind_history).toEqual([sub, sub, ...before]);
       const unbound = await sdkCall(t, 'unbindDevice', user, d, 200);
-      expect(unbound.body).toEqual({ is_bind: false, bind_history: [sub, sub, ...before] });
+      expect(unbound.body).toEqual({
+        type: d.type,
+        sn: d.sn.toUpperCase(),
+        is_bind: false,
+        bind_history: [sub, sub, ...before],
+      });
       // Idempotent: unbinding an unbound device succeeds and leaves it unbound.
       expect((await sdkCall(t, 'unbindDevice', user, d, 200)).body.is_bind).toBe(false);
       expect((await binding(t, user, d)).body.is_bind).toBe(false);

@@ -34,6 +34,8 @@ export interface Config {
   resultShape: 'spec' | 'live';
   errorShape: 'spec' | 'live';
   liveRateLimits: boolean;
+  /** Refuse unknown fields of transcription `params` (422) instead of ignoring them with a warning. */
+  strictParams: boolean;
   journalSize: number;
   /** Validate every response against openapi.yaml and answer 500 naming the violation. */
   validateResponses: boolean;
@@ -66,6 +68,7 @@ export const defaults: Config = {
   resultShape: 'spec',
   errorShape: 'spec',
   liveRateLimits: false,
+  strictParams: false,
   journalSize: 1000,
   validateResponses: false,
   breakResponse: undefined,

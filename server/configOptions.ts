@@ -182,7 +182,14 @@ export const options: OptionSpec[] = [
     key: 'liveRateLimits',
     kind: 'bool',
     env: 'PARTNER_SIM_LIVE_RATE_LIMITS',
-    help: 'enforce documented live rate limits (token exchange: 10/min per client)',
+    help: 'enforce documented live rate limits per client (token exchange 10/min, transcription API 60/min)',
+  },
+  {
+    flag: 'strict-params',
+    key: 'strictParams',
+    kind: 'bool',
+    env: 'PARTNER_SIM_STRICT_PARAMS',
+    help: 'refuse unknown fields in transcription params with 422 (default: ignore them, warn in X-Sim-Warning)',
   },
   {
     flag: 'journal-size',

@@ -163,7 +163,7 @@ describe('fixtures/devices.json', () => {
       headers: bearer(user),
       json: { type: 'notepins', sn },
     });
-    expect(r.body).toEqual({ is_bind: false, bind_history: f.bind_history });
+    expect(r.body).toEqual({ type: 'notepins', sn, is_bind: false, bind_history: f.bind_history });
   });
 
   it('serves every fixture over HTTP exactly as the file states, to every app and region', async () => {

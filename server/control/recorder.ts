@@ -54,6 +54,7 @@ export function requestRecorder(
         fault_id: sim.fault?.id ?? null,
         ...(journaled ? { surface } : {}),
         ...(error ? { error } : {}),
+        ...(sim.warnings ? { warnings: sim.warnings } : {}),
       };
       const body = summarizeBody(req.body, req.headers);
       if (body !== undefined) entry.body_summary = body;

@@ -10,7 +10,7 @@ export type Region = AdminSchemas['Region'];
 
 /**
  * A partner application as issued in the developer portal, plus its quirk switches
- * (result_shape, error_shape, etag_quotes): the control API's PartnerApp, as documented in
+ * (result_shape, error_shape, etag_quotes, strict_params): the control API's PartnerApp, as documented in
  * server/admin.openapi.yaml.
  */
 export type PartnerApp = AdminSchemas['PartnerApp'];
@@ -58,6 +58,7 @@ export class AppRegistry {
       result_shape: input.result_shape ?? 'spec',
       error_shape: input.error_shape ?? 'spec',
       etag_quotes: input.etag_quotes ?? 'keep',
+      strict_params: input.strict_params ?? false,
     };
     await this.apps.put(client_id, app);
     return app;

@@ -36,6 +36,7 @@ export interface DeviceRecord {
 
 /** What the binding query answers (openapi.yaml BindingResponse). */
 export type Binding = Api['BindingResponse'];
+export type BindAnswer = Api['BindAnswer'];
 
 /** What the control API shows of a device (admin.openapi.yaml Device). */
 export type DeviceView = Admin['Device'];
@@ -81,6 +82,11 @@ export function isBindOf(rec: DeviceRecord): boolean | null {
 
 export function bindingOf(rec: DeviceRecord): Binding {
   return { is_bind: isBindOf(rec), bind_history: rec.bind_events.toReversed() };
+}
+
+/** What bind and unbind answer: the device named as live names it, then its binding state. */
+export function bindAnswerOf(rec: DeviceRecord): BindAnswer {
+  return { type: rec.type, sn: rec.sn, ...bindingOf(rec) };
 }
 
 export function viewOf(rec: DeviceRecord): DeviceView {

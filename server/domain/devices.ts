@@ -6,7 +6,9 @@ import type { components } from '../spec/api-types.js';
 import { fixtureError, readFixture } from '../spec/fixtures.js';
 import type { Collection, Store } from '../store/store.js';
 import {
+  type BindAnswer,
   type Binding,
+  bindAnswerOf,
   bindingOf,
   bound,
   checkType,
@@ -72,17 +74,17 @@ export class DeviceRegistry implements Lifecycle {
     return bindingOf(fresh);
   }
 
-  async bind(ref: DeviceRef, from: Source, caller: DeviceOwner): Promise<Binding> {
+  async bind(ref: DeviceRef, from: Source, caller: DeviceOwner): Promise<BindAnswer> {
     const next = bound(this.mustExist(ref, from), { sub: caller.sub, client_id: caller.client_id });
     await this.devices.put(next.sn, next);
-    return bindingOf(next);
+    return bindAnswerOf(next);
   }
 
-  async unbind(ref: DeviceRef, from: Source, caller: DeviceOwner): Promise<Binding> {
+  async unbind(ref: DeviceRef, from: Source, caller: DeviceOwner): Promise<BindAnswer> {
     const rec = this.mustExist(ref, from);
     const next = unbound(rec, caller);
     if (next !== rec) await this.devices.put(next.sn, next);
-    return bindingOf(next);
+    return bindAnswerOf(next);
   }
 
   list(): DeviceView[] {

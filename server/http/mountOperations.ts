@@ -98,12 +98,17 @@ export function mountOperations(
         publicUrl: publicUrlOf(req, config.publicUrl),
       };
       const reply = (await handler(ctx)) as
-        | { status: number; body?: unknown; headers?: Record<string, string> }
+        | { status: number; body?: unknown; headers?: Record<string, string>; warnings?: string[] }
         | undefined;
       if (!reply || res.headersSent) return;
       const sendOpts = { config, spec };
-      if (reply.body === undefined) sendEmpty(res, reply.status, sendOpts, reply.headers);
-      else sendJson(res, reply.status, reply.body, sendOpts, reply.headers);
+      let headers = reply.headers;
+      if (reply.warnings?.length) {
+        sim.warnings = reply.warnings;
+        headers = { ...headers, 'X-Sim-Warning': reply.warnings.join('; ') };
+      }
+      if (reply.body === undefined) sendEmpty(res, reply.status, sendOpts, headers);
+      else sendJson(res, reply.status, reply.body, sendOpts, headers);
     };
     router[op.method](op.expressPath, route);
   }

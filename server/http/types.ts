@@ -43,6 +43,8 @@ export type Reply<O extends OpId> = {
     status: S;
     body?: MediaBody<Responses<O>[S]>;
     headers?: Record<string, string>;
+    /** What was accepted but ignored: sent as `X-Sim-Warning` and kept in the journal. */
+    warnings?: string[];
   };
 }[keyof Responses<O> & Success];
 
@@ -87,6 +89,8 @@ export interface SimLocals {
    * answer (status, body, action), which is then deliberate and never validated.
    */
   fault?: { id: string; action?: string | undefined; shaped: boolean };
+  /** Warnings of the reply (X-Sim-Warning), for the journal entry. */
+  warnings?: string[];
 }
 
 export function simLocals(res: Response): SimLocals {

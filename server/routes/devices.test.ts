@@ -121,9 +121,14 @@ describe('sn-sign, bind, unbind', () => {
     const sn = fresh('882');
     const peerSub = TokenService.userSub(DEMO_US.client_id, 'device-user-0002');
     expect((await call('sn-sign', me, sn)).body).toEqual({ is_bind: null, bind_history: [] });
-    expect((await call('bind', me, sn)).body).toEqual({ is_bind: true, bind_history: [meSub] });
+    // bind and unbind name the device first, as live answers ({type, sn, is_bind, ...}).
+    const dev = { type: 'notepins', sn };
+    expect((await call('bind', me, sn)).body).toEqual({ ...dev, is_bind: true, bind_history: [meSub] });
     const again = await call('bind', me, sn);
-    expect([again.status, again.body]).toEqual([200, { is_bind: true, bind_history: [meSub, meSub] }]);
+    expect([again.status, again.body]).toEqual([
+      200,
+      { ...dev, is_bind: true, bind_history: [meSub, meSub] },
+    ]);
     expect((await call('sn-sign', me, sn)).body).toEqual({ is_bind: true, bind_history: [meSub, meSub] });
 
     for (const op of ['bind', 'unbind'] as const) {
@@ -131,10 +136,12 @@ describe('sn-sign, bind, unbind', () => {
       expect(r.status).toBe(403);
       expect(r.body.detail).toBe('DEVICE_BOUND');
     }
-    expect((await call('unbind', me, sn)).body).toEqual({ is_bind: false, bind_history: [meSub, meSub] });
-    expect((await call('unbind', me, sn)).body).toEqual({ is_bind: false, bind_history: [meSub, meSub] });
+    const released = { ...dev, is_bind: false, bind_history: [meSub, meSub] };
+    expect((await call('unbind', me, sn)).body).toEqual(released);
+    expect((await call('unbind', me, sn)).body).toEqual(released);
     expect((await call('unbind', peer, sn)).status).toBe(200);
     expect((await call('bind', peer, sn)).body).toEqual({
+      ...dev,
       is_bind: true,
       bind_history: [peerSub, meSub, meSub],
     });
@@ -147,7 +154,7 @@ describe('sn-sign, bind, unbind', () => {
   it('leaves a never-bound device null when it is unbound, and keeps the history of 50+ binds', async () => {
     const sn = fresh();
     await call('sn-sign', me, sn);
-    expect((await call('unbind', me, sn)).body).toEqual({ is_bind: null, bind_history: [] });
+    expect((await call('unbind', me, sn)).body).toMatchObject({ sn, is_bind: null, bind_history: [] });
     for (let i = 0; i < 55; i++) expect((await call('bind', me, sn)).status).toBe(200);
     const r = await binding(otherApp, sn);
     expect(r.body.is_bind).toBe(true);

@@ -2,10 +2,10 @@ import type { Handlers } from '../http/types.js';
 
 /** Partner API: submit and poll transcription tasks (TranscriptionService does the work). */
 export const transcriptionHandlers = {
-  createTranscription: async ({ auth, body, services }) => ({
-    status: 200,
-    body: await services.transcriptions.submit(auth.app!, body),
-  }),
+  createTranscription: async ({ auth, body, services }) => {
+    const { task, warnings } = await services.transcriptions.accept(auth.app!, body);
+    return { status: 200, body: task, warnings };
+  },
 
   getTranscription: async ({ auth, params, services }) => ({
     status: 200,

@@ -46,6 +46,8 @@ export interface paths {
          *     live service), `error_shape` (`spec` `{detail, message}`, `live` `{code, message}`),
          *     `etag_quotes` (`keep` or `strip` the quotes of the `ETag` header the storage host answers to a
          *     part `PUT`; complete-upload accepts both either way).
+         *     `strict_params` (`true` refuses unknown transcription `params` fields with 422 instead
+         *     of ignoring them with an `X-Sim-Warning`).
          *     An app exists in exactly one region.
          */
         post: operations["createPartnerApp"];
@@ -403,6 +405,8 @@ export interface components {
          * @enum {string}
          */
         EtagQuotes: "keep" | "strip";
+        /** @description `true`: a transcription request of this app with unknown fields in `params` is refused with 422 naming each one. `false` (default): they are ignored and named in `X-Sim-Warning`, unless the simulator runs with `--strict-params` (either one makes it strict). Apps stored before this setting existed read as `false`. */
+        StrictParams: boolean;
         NewPartnerApp: {
             /** @description Generated (`client_<hex>`) when omitted. */
             client_id?: string;
@@ -418,6 +422,8 @@ export interface components {
             error_shape: components["schemas"]["ErrorShape"];
             /** @default keep */
             etag_quotes: components["schemas"]["EtagQuotes"];
+            /** @default false */
+            strict_params: components["schemas"]["StrictParams"];
         };
         PartnerApp: {
             client_id: string;
@@ -427,6 +433,7 @@ export interface components {
             result_shape: components["schemas"]["ResultShape"];
             error_shape: components["schemas"]["ErrorShape"];
             etag_quotes: components["schemas"]["EtagQuotes"];
+            strict_params?: components["schemas"]["StrictParams"];
         };
         ClockState: {
             /** @description The app whose clock this is; absent for the instance clock. */
@@ -631,6 +638,8 @@ export interface components {
             surface?: "api" | "storage";
             /** @description Set when no complete response was sent (connection reset, hang, client gone). */
             error?: string;
+            /** @description What the simulator accepted but ignored in this request (the `X-Sim-Warning` header it answered), e.g. `unknown params ignored: params.foo`. Absent when none. */
+            warnings?: string[];
         };
         Health: {
             /** @enum {string} */
@@ -1162,7 +1171,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "transcription_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "transcription_id": "task_exec_7c9e6679742540de944be07fc1f90ae7",
                      *         "client_id": "demo-app",
                      *         "status": "PROGRESS",
                      *         "file_url": "https://example.com/audio/meeting.mp3",
@@ -1206,7 +1215,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "transcription_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "transcription_id": "task_exec_7c9e6679742540de944be07fc1f90ae7",
                      *       "client_id": "demo-app",
                      *       "status": "FAILURE",
                      *       "file_url": "https://example.com/audio/meeting.mp3",

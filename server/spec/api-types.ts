@@ -355,6 +355,14 @@ export interface paths {
          *     `plaud-omni-3` and `azure-fast-transcribe`), `vad.decode_silence` false,
          *     `diarization.enabled` false, `diarization.return_embedding` false (when true, a
          *     successful result carries `embeddings`).
+         *     Also accepted, as live takes them (live notes, second pass): `transcribe.detection_level`
+         *     (`segment` or `chapter`) and `hotwords` (a comma-separated string).
+         *
+         *     Unknown fields anywhere inside `params` are accepted and ignored, as a lenient service
+         *     does (the safe reading of the live service, whose two spec files disagree on the
+         *     parameter set), and named in the `X-Sim-Warning` response header. With the simulator's
+         *     `--strict-params` or the app's `strict_params` setting they are refused with 422 naming
+         *     each one (`type: extra_forbidden`), so partners can catch typos.
          */
         post: operations["createTranscription"];
         delete?: never;
@@ -536,6 +544,13 @@ export interface components {
             /** @description Previously bound accounts, newest first. One entry per bind event, duplicates kept (clients must de-duplicate). Entries are `client_user_<uuid>` ids and include users of any partner app. */
             bind_history: components["schemas"]["ClientUserId"][];
         };
+        /** @description Answer of bind and unbind: the device (`type`, `sn` upper-cased, as stored) and its binding state after the call. Live answers `{type, sn, is_bind}` (live notes, third party); `bind_history` is the simulator's, kept for the clients that read it. */
+        BindAnswer: components["schemas"]["DeviceRef"] & components["schemas"]["BindingResponse"];
+        /**
+         * @description Id of an uploaded file, `file_<…>` as on the live service (live notes, third party); the simulator answers `file_` and 32 hex digits from its seeded random source.
+         * @example file_2b7e1516a8c94e2f9d0c3b4a5e6f7081
+         */
+        FileId: string;
         /**
          * @description File extension of the audio.
          * @enum {string}
@@ -559,7 +574,7 @@ export interface components {
         };
         /** @description Upload session (seed spec §2.4). */
         UploadSession: {
-            FileId: string;
+            FileId: components["schemas"]["FileId"];
             UploadId: string;
             /**
              * @description Size of each part in bytes (the last part may be smaller).
@@ -589,7 +604,7 @@ export interface components {
         };
         /** @description Uploaded file (seed spec §2.5). */
         UploadedFile: {
-            FileId: string;
+            FileId: components["schemas"]["FileId"];
             /**
              * @description File type as supplied at completion.
              * @example mp3
@@ -603,6 +618,7 @@ export interface components {
             /** @description Lowercase hex MD5 of the whole file. */
             FileMd5: string;
         };
+        /** @description Unknown members are ignored (or refused with strict params; see createTranscription). */
         TranscribeParams: {
             /**
              * @description `auto` for automatic recognition, or a BCP-47 code.
@@ -620,6 +636,11 @@ export interface components {
              * @example azure-fast-transcribe
              */
             model: string;
+            /**
+             * @description Granularity of detection, as the live docs and client typings name it (live notes). Accepted; the simulator's result does not depend on it.
+             * @enum {string}
+             */
+            detection_level?: "segment" | "chapter";
         };
         VadParams: {
             /** @default false */
@@ -637,8 +658,13 @@ export interface components {
              */
             return_embedding: boolean;
         };
-        /** @description Processing options; every member is optional. */
+        /** @description Processing options; every member is optional. The declared members are the known ones: any other field, at any level, is ignored with an `X-Sim-Warning` (or refused with strict params). */
         TranscriptionParams: {
+            /**
+             * @description Comma-separated words or phrases to favour in recognition, as the live docs and clients send them (live notes). Accepted; the simulator's result does not depend on it.
+             * @example partner-sim,Plaud,NotePin
+             */
+            hotwords?: string;
             transcribe?: components["schemas"]["TranscribeParams"];
             vad?: components["schemas"]["VadParams"];
             diarization?: components["schemas"]["DiarizationParams"];
@@ -652,6 +678,11 @@ export interface components {
             file_url: string;
             params?: components["schemas"]["TranscriptionParams"];
         };
+        /**
+         * @description Id of a transcription task, `task_exec_<hex>` as on the live service (live notes, docs and third party); the simulator draws 32 hex digits from its seeded random source.
+         * @example task_exec_7c9e6679742540de944be07fc1f90ae7
+         */
+        TranscriptionId: string;
         /**
          * @description - `PENDING`: submitted, not yet picked up (the status returned on submission).
          *     - `RECEIVED`: received by a worker.
@@ -705,7 +736,7 @@ export interface components {
         EmptyData: Record<string, never>;
         /** @description Transcription task (seed spec §2.6). `data` is the result when `status` is `SUCCESS`, otherwise the empty object. */
         TranscriptionTask: {
-            transcription_id: string;
+            transcription_id: components["schemas"]["TranscriptionId"];
             status: components["schemas"]["TranscriptionStatus"];
             /** @description The result on `SUCCESS`; the empty object in every other status. */
             data: components["schemas"]["TranscriptionResult"] | components["schemas"]["LiveTranscriptionResult"] | components["schemas"]["EmptyData"];
@@ -773,7 +804,7 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
-        /** @description Rate limit exceeded. The live service documents 10 requests per minute per client id on the token endpoint (live notes; the simulator enforces it with `--live-rate-limits`). Any operation can answer 429 when a fault rule injects it (partner-sim control API), so clients can test their back-off. */
+        /** @description Rate limit exceeded. The live service documents 10 requests per minute per client id on the token endpoint and 60 on the transcription API, submitting and polling together (live notes; the simulator enforces both with `--live-rate-limits`). Any operation can answer 429 when a fault rule injects it (partner-sim control API), so clients can test their back-off. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -848,6 +879,8 @@ export interface components {
         RetryAfter: number;
         /** @description Seconds to wait before retrying, when the server suggests it. */
         RetryAfterOptional: number;
+        /** @description partner-sim only (the live service sends no such header): what the simulator accepted but ignored, e.g. `unknown params ignored: params.foo, params.transcribe.bar`. Absent when there is nothing to say. The same text is kept in the request's journal entry (`warnings`, control API). */
+        SimWarning: string;
         /** @description `"<lowercase hex md5 of the part>"` (quotes included). */
         PartETag: string;
         /** @description Quoted ETag of the object. For an object assembled from parts, the multipart form `"<hex md5 of the concatenated binary part md5s>-<number of parts>"`. */
@@ -1129,6 +1162,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "type": "notepins",
+                     *       "sn": "882XYZ7654321",
                      *       "is_bind": true,
                      *       "bind_history": [
                      *         "client_user_3f2c8a90-1b2c-4d5e-8f90-123456789abc",
@@ -1136,7 +1171,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["BindingResponse"];
+                    "application/json": components["schemas"]["BindAnswer"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1196,13 +1231,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "type": "notepro",
+                     *       "sn": "881ABC1234567",
                      *       "is_bind": false,
                      *       "bind_history": [
                      *         "client_user_3f2c8a90-1b2c-4d5e-8f90-123456789abc"
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["BindingResponse"];
+                    "application/json": components["schemas"]["BindAnswer"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1262,17 +1299,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "FileId": "f_2b7e1516a8c94e2f9d0c3b4a5e6f7081",
+                     *       "FileId": "file_2b7e1516a8c94e2f9d0c3b4a5e6f7081",
                      *       "UploadId": "u_9f8e7d6c5b4a39281706f5e4d3c2b1a0",
                      *       "ChunkSize": 5242880,
                      *       "Parts": [
                      *         {
                      *           "PartNumber": 1,
-                     *           "PresignedUrl": "http://127.0.0.1:4010/storage/uploads/f_2b7e1516a8c94e2f9d0c3b4a5e6f7081?partNumber=1&uploadId=u_9f8e7d6c5b4a39281706f5e4d3c2b1a0&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SIMACCESSKEY%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+                     *           "PresignedUrl": "http://127.0.0.1:4010/storage/uploads/file_2b7e1516a8c94e2f9d0c3b4a5e6f7081?partNumber=1&uploadId=u_9f8e7d6c5b4a39281706f5e4d3c2b1a0&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SIMACCESSKEY%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
                      *         },
                      *         {
                      *           "PartNumber": 2,
-                     *           "PresignedUrl": "http://127.0.0.1:4010/storage/uploads/f_2b7e1516a8c94e2f9d0c3b4a5e6f7081?partNumber=2&uploadId=u_9f8e7d6c5b4a39281706f5e4d3c2b1a0&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SIMACCESSKEY%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
+                     *           "PresignedUrl": "http://127.0.0.1:4010/storage/uploads/file_2b7e1516a8c94e2f9d0c3b4a5e6f7081?partNumber=2&uploadId=u_9f8e7d6c5b4a39281706f5e4d3c2b1a0&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SIMACCESSKEY%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
                      *         }
                      *       ]
                      *     }
@@ -1368,7 +1405,7 @@ export interface operations {
                 content: {
                     /**
                      * @example <?xml version="1.0" encoding="UTF-8"?>
-                     *     <Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.</Message><Resource>/uploads/f_2b7e1516a8c94e2f9d0c3b4a5e6f7081</Resource><RequestId>4442587FB7D0A2F9</RequestId></Error>
+                     *     <Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.</Message><Resource>/uploads/file_2b7e1516a8c94e2f9d0c3b4a5e6f7081</Resource><RequestId>4442587FB7D0A2F9</RequestId></Error>
                      */
                     "application/xml": components["schemas"]["S3Error"];
                 };
@@ -1417,7 +1454,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "file_id": "f_2b7e1516a8c94e2f9d0c3b4a5e6f7081",
+                 *       "file_id": "file_2b7e1516a8c94e2f9d0c3b4a5e6f7081",
                  *       "upload_id": "u_9f8e7d6c5b4a39281706f5e4d3c2b1a0",
                  *       "part_list": [
                  *         {
@@ -1445,9 +1482,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "FileId": "f_2b7e1516a8c94e2f9d0c3b4a5e6f7081",
+                     *       "FileId": "file_2b7e1516a8c94e2f9d0c3b4a5e6f7081",
                      *       "FileType": "mp3",
-                     *       "DownloadUrl": "http://127.0.0.1:4010/storage/files/f_2b7e1516a8c94e2f9d0c3b4a5e6f7081?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SIMACCESSKEY%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=b1c2d3e4f5a60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
+                     *       "DownloadUrl": "http://127.0.0.1:4010/storage/files/file_2b7e1516a8c94e2f9d0c3b4a5e6f7081?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SIMACCESSKEY%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=b1c2d3e4f5a60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
                      *       "FileMd5": "9e107d9d372bb6826bd81d3542a419d6"
                      *     }
                      */
@@ -1703,12 +1740,13 @@ export interface operations {
             /** @description Task accepted. */
             200: {
                 headers: {
+                    "X-Sim-Warning": components["headers"]["SimWarning"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "transcription_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "transcription_id": "task_exec_7c9e6679742540de944be07fc1f90ae7",
                      *       "status": "PENDING",
                      *       "data": {}
                      *     }

@@ -121,6 +121,7 @@ describe('openapi.yaml specifics', () => {
 
   it('ties the transcription data to the status', () => {
     const validate = compile({ $ref: '#/components/schemas/TranscriptionTask' });
+    const ID = 'task_exec_0123456789abcdef0123456789abcdef';
     const result = {
       text: 'hi',
       language: 'en-US',
@@ -132,13 +133,13 @@ describe('openapi.yaml specifics', () => {
         { start: 0, end: 1, text: 'hi', speaker_id: 'S0', language: 'en', language_probability: 0.9 },
       ],
     };
-    expect(validate({ transcription_id: 't', status: 'PENDING', data: {} })).toBe(true);
-    expect(validate({ transcription_id: 't', status: 'SUCCESS', data: result })).toBe(true);
-    expect(validate({ transcription_id: 't', status: 'SUCCESS', data: live })).toBe(true);
-    expect(validate({ transcription_id: 't', status: 'SUCCESS', data: {} })).toBe(false);
-    expect(validate({ transcription_id: 't', status: 'PROGRESS', data: result })).toBe(false);
-    expect(validate({ transcription_id: 't', status: 'FAILED', data: {} })).toBe(false);
-    expect(validate({ transcription_id: 't', status: 'FAILURE', data: {}, message: 'boom' })).toBe(true);
+    expect(validate({ transcription_id: ID, status: 'PENDING', data: {} })).toBe(true);
+    expect(validate({ transcription_id: ID, status: 'SUCCESS', data: result })).toBe(true);
+    expect(validate({ transcription_id: ID, status: 'SUCCESS', data: live })).toBe(true);
+    expect(validate({ transcription_id: ID, status: 'SUCCESS', data: {} })).toBe(false);
+    expect(validate({ transcription_id: ID, status: 'PROGRESS', data: result })).toBe(false);
+    expect(validate({ transcription_id: ID, status: 'FAILED', data: {} })).toBe(false);
+    expect(validate({ transcription_id: ID, status: 'FAILURE', data: {}, message: 'boom' })).toBe(true);
   });
 
   it('validates the request bodies as documented', () => {
@@ -157,9 +158,21 @@ describe('openapi.yaml specifics', () => {
     const tx = compile({ $ref: '#/components/schemas/TranscriptionRequest' });
     expect(tx({ file_url: 'https://example.com/a.mp3' })).toBe(true);
     expect(tx({ file_url: 'ftp://example.com/a.mp3' })).toBe(false);
+    // Unknown params pass the schema (a lenient service); paramsPolicy names or refuses them.
     expect(
       tx({ file_url: 'https://example.com/a.mp3', params: { vad: { decode_silence: true, x: 1 } } }),
+    ).toBe(true);
+    expect(tx({ file_url: 'https://example.com/a.mp3', params: { vad: { decode_silence: 'yes' } } })).toBe(
+      false,
+    );
+    expect(
+      tx({ file_url: 'https://example.com/a.mp3', params: { transcribe: { detection_level: 'chapter' } } }),
+    ).toBe(true);
+    expect(
+      tx({ file_url: 'https://example.com/a.mp3', params: { transcribe: { detection_level: 'word' } } }),
     ).toBe(false);
+    expect(tx({ file_url: 'https://example.com/a.mp3', params: { hotwords: 'a,b' } })).toBe(true);
+    expect(tx({ file_url: 'https://example.com/a.mp3', params: { hotwords: 7 } })).toBe(false);
     const presign = compile({ $ref: '#/components/schemas/PresignRequest' });
     expect(presign({ filesize: 5368709120, filetype: 'mp3' })).toBe(true);
     expect(presign({ filesize: 5368709121, filetype: 'mp3' })).toBe(false);

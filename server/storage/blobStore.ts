@@ -11,7 +11,7 @@ export interface ByteRange {
 
 /**
  * Where uploaded bytes live: never in the JSON store. Keys are `/`-separated paths of
- * simulator-made ids (`uploads/u_…/3-ab12`, `files/f_…`), so a whole upload is one prefix.
+ * simulator-made ids (`uploads/u_…/3-ab12`, `files/file_…`), so a whole upload is one prefix.
  * Writers are plain Writables so callers stream into them with backpressure.
  */
 export interface BlobStore {

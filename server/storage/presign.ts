@@ -3,7 +3,7 @@ import { SimError } from '../core/errors.js';
 
 /**
  * SigV4-shaped presigned URLs. The canonical request is method, path (relative to the storage
- * mount, e.g. `/uploads/f_…`) and every query parameter but the signature, sorted and
+ * mount, e.g. `/uploads/file_…`) and every query parameter but the signature, sorted and
  * RFC 3986-encoded; the signature is an HMAC-SHA256 with the instance's `presign` secret.
  *
  * The host is NOT part of the signature (although `X-Amz-SignedHeaders=host` is written, as

@@ -74,7 +74,7 @@ export class StorageService implements FileSource, Lifecycle {
     const now = this.clockOf(user.client_id).now();
     const rec: UploadRecord = {
       upload_id: `u_${this.random.hex(16)}`,
-      file_id: `f_${this.random.hex(16)}`,
+      file_id: `file_${this.random.hex(16)}`,
       client_id: user.client_id,
       sub: user.sub,
       filetype,

@@ -19,6 +19,7 @@ import {
   type TranscriptionParams,
   type TranscriptionStatus,
 } from './model.js';
+import { checkParams } from './paramsPolicy.js';
 import { buildResult } from './results.js';
 import { type StatusView, statusAt, totalMs } from './timeline.js';
 
@@ -70,6 +71,18 @@ export class TranscriptionService implements Lifecycle {
     return app.result_shape === 'live' || this.deps.config.resultShape === 'live' ? 'live' : 'spec';
   }
 
+  /**
+   * What the partner API's submit does: unknown `params` fields ignored with a warning, or
+   * refused when the app or the server asks for strict params (paramsPolicy.ts), then submit.
+   */
+  async accept(
+    app: PartnerApp,
+    req: { file_url: string; params?: TranscriptionParams },
+  ): Promise<{ task: TaskBody; warnings: string[] }> {
+    const warnings = checkParams(req.params, app.strict_params === true || this.deps.config.strictParams);
+    return { task: await this.submit(app, req), warnings };
+  }
+
   async submit(app: PartnerApp, req: { file_url: string; params?: TranscriptionParams }): Promise<TaskBody> {
     const found = this.opts.files?.lookup(req.file_url);
     const source: TaskRecord['source'] =
@@ -86,7 +99,7 @@ export class TranscriptionService implements Lifecycle {
           : { kind: 'unavailable', message: `The audio file could not be downloaded: ${found.reason}` };
     const outcome = this.opts.outcomeFor?.(app.client_id);
     const rec: TaskRecord = {
-      transcription_id: this.random.uuid(),
+      transcription_id: `task_exec_${this.random.hex(16)}`,
       client_id: app.client_id,
       file_url: req.file_url,
       params: normalizeParams(req.params),
