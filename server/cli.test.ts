@@ -75,4 +75,13 @@ describe('parseConfig', () => {
     expect(parseConfig({ 'transcription-delay': 'instant' }).transcriptionDelay).toBe(0);
     expect(parseConfig({ 'public-url': 'http://sim.local:8080/' }).publicUrl).toBe('http://sim.local:8080');
   });
+
+  it('reads --upload-filetypes as a comma list of lowercase extensions', () => {
+    expect(parseConfig({}, {}).uploadFiletypes).toEqual([]);
+    expect(parseConfig({}, { PARTNER_SIM_UPLOAD_FILETYPES: 'wav, m4a,' }).uploadFiletypes).toEqual([
+      'wav',
+      'm4a',
+    ]);
+    expect(() => parseConfig({ 'upload-filetypes': 'wav,.ogg' })).toThrow(/upload-filetypes.*"\.ogg"/);
+  });
 });
