@@ -157,7 +157,7 @@ contractSuite('upload', () => {
       const r = await call(t, {
         op: 'generatePresignedUrls',
         headers: bearer(user),
-        json: { filesize: 0, filetype: 'exe' },
+        json: { filesize: 0, filetype: 7 },
         expect: 422,
       });
       const locs = r.body.detail.map((d: { loc: string[] }) => d.loc.join('.'));
@@ -170,6 +170,31 @@ contractSuite('upload', () => {
         expect: 403,
       });
       expect(errorCode(wrong)).toBe('WRONG_TOKEN_KIND');
+    },
+  );
+
+  scenario(
+    'generatePresignedUrls: filetype mp3 and opus accepted; wav (or anything else) 400 FILE_TYPE_INVALID',
+    {},
+    async (t) => {
+      const user = await userToken(t);
+      for (const filetype of ['mp3', 'opus']) {
+        await call(t, {
+          op: 'generatePresignedUrls',
+          headers: bearer(user),
+          json: { filesize: 10, filetype },
+          expect: 200,
+        });
+      }
+      for (const filetype of ['wav', 'exe']) {
+        const r = await call(t, {
+          op: 'generatePresignedUrls',
+          headers: bearer(user),
+          json: { filesize: 10, filetype },
+          expect: 400,
+        });
+        expect(errorCode(r)).toBe('FILE_TYPE_INVALID');
+      }
     },
   );
 

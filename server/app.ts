@@ -4,6 +4,7 @@ import { controlHooks, surfaceClassifier } from './control/wiring.js';
 import { SimError } from './core/errors.js';
 import type { Region } from './domain/apps.js';
 import { adminGuard } from './http/adminGuard.js';
+import { API_PREFIXES } from './http/apiPrefixes.js';
 import { errorHandler } from './http/errorHandler.js';
 import { mountOperations, type OperationHook, publicUrlOf } from './http/mountOperations.js';
 import { type SimLocals, simLocals } from './http/types.js';
@@ -19,12 +20,7 @@ export interface AppDeps extends CoreDeps {
   hooks?: { beforeAuth?: OperationHook[]; afterAuth?: OperationHook[] };
 }
 
-/** Where the partner API is served, and which region each prefix emulates. */
-export const API_PREFIXES: ReadonlyArray<readonly [string, Region]> = [
-  ['/developer/api', 'us'],
-  ['/us/developer/api', 'us'],
-  ['/jp/developer/api', 'jp'],
-];
+export { API_PREFIXES };
 export const STORAGE_PREFIX = '/storage';
 export const ADMIN_PREFIX = '/__admin';
 

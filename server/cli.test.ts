@@ -140,4 +140,13 @@ describe('start-up with a broken fixture', () => {
     expect(lines[0]).toMatch(/^partner-sim serve: broken fixture: fixtures\/devices\.json: \[3\]\.is_bind: /);
     expect(io.out()).not.toContain('listening');
   });
+
+  it('reads --upload-filetypes as a comma list of lowercase extensions', () => {
+    expect(parseConfig({}, {}).uploadFiletypes).toEqual([]);
+    expect(parseConfig({}, { PARTNER_SIM_UPLOAD_FILETYPES: 'wav, m4a,' }).uploadFiletypes).toEqual([
+      'wav',
+      'm4a',
+    ]);
+    expect(() => parseConfig({ 'upload-filetypes': 'wav,.ogg' })).toThrow(/upload-filetypes.*"\.ogg"/);
+  });
 });

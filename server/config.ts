@@ -29,6 +29,8 @@ export interface Config {
   presignExpiryS: number;
   downloadExpiryS: number;
   uploadTtlS: number;
+  /** Upload filetypes accepted besides the live pair mp3 and opus (`--upload-filetypes`). */
+  uploadFiletypes: string[];
   /** Total time of a transcription in ms; 'auto' scales a few seconds with audio duration. */
   transcriptionDelay: number | 'auto';
   resultShape: 'spec' | 'live';
@@ -64,6 +66,7 @@ export const defaults: Config = {
   presignExpiryS: 3600,
   downloadExpiryS: 86400,
   uploadTtlS: 86400,
+  uploadFiletypes: [],
   transcriptionDelay: 'auto',
   resultShape: 'spec',
   errorShape: 'spec',

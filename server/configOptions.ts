@@ -147,6 +147,22 @@ export const options: OptionSpec[] = [
     help: 'abandoned upload sessions are removed after this many seconds',
   },
   {
+    flag: 'upload-filetypes',
+    key: 'uploadFiletypes',
+    kind: 'string',
+    env: 'PARTNER_SIM_UPLOAD_FILETYPES',
+    help: 'comma list of upload filetypes accepted besides mp3 and opus (live refuses others), e.g. wav,m4a',
+    parse: (raw) => {
+      const list = raw
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
+      const bad = list.find((t) => !/^[a-z0-9]{1,16}$/.test(t));
+      if (bad !== undefined) throw new Error(`${JSON.stringify(bad)} is not a lowercase file extension`);
+      return list;
+    },
+  },
+  {
     flag: 'transcription-delay',
     key: 'transcriptionDelay',
     kind: 'string',

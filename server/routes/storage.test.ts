@@ -48,7 +48,7 @@ describe('generate-presigned-urls', () => {
 
   it.each([
     [{ filesize: 0, filetype: 'mp3' }, 'filesize'],
-    [{ filesize: 10, filetype: 'exe' }, 'filetype'],
+    [{ filesize: 10, filetype: 'm p3' }, 'filetype'],
     [{ filesize: 10_000 * CHUNK + 1, filetype: 'mp3' }, 'filesize'],
   ])('refuses %j with 422 naming the field', async (json, field) => {
     const r = await http('POST', `${sim.api}/open/partner/files/upload/generate-presigned-urls`, {
@@ -57,6 +57,40 @@ describe('generate-presigned-urls', () => {
     });
     expect(r.status).toBe(422);
     expect(r.body.detail[0].loc).toEqual(['body', field]);
+  });
+});
+
+describe('upload filetypes', () => {
+  const presign = (s: TestServer, user: string, filetype: string) =>
+    http('POST', `${s.api}/open/partner/files/upload/generate-presigned-urls`, {
+      headers: bearer(user),
+      json: { filesize: 10, filetype },
+    });
+
+  it('accepts mp3 and opus and refuses wav, m4a and others with 400 FILE_TYPE_INVALID by default', async () => {
+    for (const t of ['mp3', 'opus']) expect((await presign(sim, token, t)).status, t).toBe(200);
+    for (const t of ['wav', 'm4a', 'exe', 'MP3']) {
+      const r = await presign(sim, token, t);
+      expect(r.status, t).toBe(400);
+      expect(r.body).toEqual({ detail: 'FILE_TYPE_INVALID', message: expect.stringContaining('mp3, opus') });
+    }
+  });
+
+  it('refuses in the live error shape too, and accepts what --upload-filetypes adds', async () => {
+    const live = await startTestServer({ errorShape: 'live' });
+    const wide = await startTestServer({ uploadFiletypes: ['wav', 'm4a'] });
+    try {
+      const r = await presign(live, (await userToken(live.api, DEMO_US)).user, 'wav');
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ code: 400, message: expect.stringMatching(/^FILE_TYPE_INVALID: /) });
+      const user = (await userToken(wide.api, DEMO_US)).user;
+      for (const t of ['mp3', 'opus', 'wav', 'm4a'])
+        expect((await presign(wide, user, t)).status, t).toBe(200);
+      expect((await presign(wide, user, 'ogg')).status).toBe(400);
+    } finally {
+      await live.stop();
+      await wide.stop();
+    }
   });
 });
 

@@ -155,7 +155,7 @@ describe('audio on the simulator storage', () => {
     );
     const missing = (await submit(s, { file_url: gone.DownloadUrl })).body.transcription_id;
 
-    const fresh = await uploadFixture(s.api, user, AUDIO_FIXTURES.wav);
+    const fresh = await uploadFixture(s.api, user, AUDIO_FIXTURES.mp3);
     const text = await uploadBytes(s.api, user, Buffer.from('not audio, just text\n'.repeat(50)), 'mp3');
     const notAudio = (await submit(s, { file_url: text.DownloadUrl })).body.transcription_id;
     await advance(s, 25 * 3600_000); // past the 24 h lifetime of a DownloadUrl

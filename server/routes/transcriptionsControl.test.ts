@@ -95,7 +95,7 @@ describe('restarts', () => {
     const dir = await servers.tempDir();
     const a = await start({ inMemory: false, dataDir: dir, transcriptionDelay: DELAY });
     const { user } = await userToken(a.api, DEMO_US);
-    const file = await uploadFixture(a.api, user, AUDIO_FIXTURES.wav);
+    const file = await uploadFixture(a.api, user, AUDIO_FIXTURES.mp3);
     const id = (await submit(a, { file_url: file.DownloadUrl })).body.transcription_id;
     await advance(a, 10_000);
     expect((await poll(a, id)).body.status).toBe('PROGRESS');
@@ -106,14 +106,14 @@ describe('restarts', () => {
     await advance(b, 10_000);
     const r = await poll(b, id);
     expect(r.body.status).toBe('SUCCESS');
-    expect(Math.abs(r.body.data.duration - AUDIO_FIXTURES.wav.duration)).toBeLessThan(0.1);
+    expect(Math.abs(r.body.data.duration - AUDIO_FIXTURES.mp3.duration)).toBeLessThan(0.1);
   });
 
   it('reads the audio of a task a crash left unread from the file itself, even after its URL expired', async () => {
     const dir = await servers.tempDir();
     const a = await start({ inMemory: false, dataDir: dir, transcriptionDelay: DELAY });
     const { user } = await userToken(a.api, DEMO_US);
-    const file = await uploadFixture(a.api, user, AUDIO_FIXTURES.wav);
+    const file = await uploadFixture(a.api, user, AUDIO_FIXTURES.mp3);
     const id = (await submit(a, { file_url: file.DownloadUrl })).body.transcription_id;
     await poll(a, id); // the read after submission is done
     // A crash between the submission and the read leaves the task without its audio.
@@ -126,6 +126,6 @@ describe('restarts', () => {
     await advance(b, 25 * 3600_000); // the DownloadUrl (24 h) has expired since the submission
     const r = await poll(b, id);
     expect(r.body.status).toBe('SUCCESS');
-    expect(Math.abs(r.body.data.duration - AUDIO_FIXTURES.wav.duration)).toBeLessThan(0.1);
+    expect(Math.abs(r.body.data.duration - AUDIO_FIXTURES.mp3.duration)).toBeLessThan(0.1);
   });
 });

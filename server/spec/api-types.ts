@@ -205,6 +205,11 @@ export interface paths {
          *     `[(N-1)*ChunkSize, min(N*ChunkSize, filesize))`, so there are
          *     `ceil(filesize/ChunkSize)` parts, numbered from 1. Each `PresignedUrl` is a presigned
          *     S3-style `PUT` address on the storage host (operation `uploadPart`).
+         *
+         *     `filetype`: live accepts `mp3` and `opus` only and answers `400 FILE_TYPE_INVALID` to
+         *     anything else, WAV included (live notes, second pass). The simulator does the same by
+         *     default; `--upload-filetypes` widens the list. The schema only asks for a plausible
+         *     extension, so an unaccepted one is that 400, not a 422.
          */
         post: operations["generatePresignedUrls"];
         delete?: never;
@@ -552,10 +557,11 @@ export interface components {
          */
         FileId: string;
         /**
-         * @description File extension of the audio.
-         * @enum {string}
+         * @description File extension of the audio, such as `mp3`. Live's upload API accepts `mp3` and `opus` only; which extensions are accepted is the simulator's answer (400 `FILE_TYPE_INVALID`), not the schema's, so `--upload-filetypes` can widen it.
+         * @example mp3
+         * @example opus
          */
-        AudioFileType: "mp3" | "m4a" | "wav" | "opus" | "ogg" | "aac" | "flac" | "webm" | "amr";
+        AudioFileType: string;
         PresignRequest: {
             /**
              * @description Size of the file in bytes (at most 5 GiB).
@@ -1315,6 +1321,15 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["UploadSession"];
+                };
+            };
+            /** @description `FILE_TYPE_INVALID`: a `filetype` the upload API does not accept (default: all but `mp3`, `opus`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -48,7 +48,13 @@ export interface FileRecord {
 export const partKey = (uploadId: string, part: number): string => `${uploadId}:${part}`;
 export const uploadPrefix = (uploadId: string): string => `uploads/${uploadId}`;
 
-/** The accepted `filetype` values (openapi.yaml AudioFileType) and the type each is served as. */
+/**
+ * The upload filetypes live accepts (live notes, second pass: mp3 and opus only, WAV gets
+ * FILE_TYPE_INVALID); `--upload-filetypes` adds more.
+ */
+export const LIVE_FILETYPES: readonly string[] = ['mp3', 'opus'];
+
+/** The content type each known `filetype` is served as (others: application/octet-stream). */
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {
   mp3: 'audio/mpeg',
   m4a: 'audio/mp4',

@@ -12,7 +12,7 @@ import { type Download, download, filePath, lookupId, lookupUrl } from './downlo
 import { committedFile, dropApp, sweepAbandoned } from './housekeeping.js';
 import { MAX_PARTS, type PartUpload, putPart } from './partUpload.js';
 import { Presigner } from './presign.js';
-import type { FileRecord, PartRecord, UploadRecord } from './records.js';
+import { type FileRecord, LIVE_FILETYPES, type PartRecord, type UploadRecord } from './records.js';
 
 export interface StorageSettings {
   chunkSize: number;
@@ -20,6 +20,8 @@ export interface StorageSettings {
   presignExpiryS: number;
   downloadExpiryS: number;
   uploadTtlS: number;
+  /** Accepted besides LIVE_FILETYPES. */
+  uploadFiletypes: readonly string[];
 }
 
 const SWEEP_EVERY_MS = 60_000;
@@ -41,6 +43,8 @@ export class StorageService implements FileSource, Lifecycle {
   /** Blob names draw from their own stream, so PUTs do not shift the ids clients see. */
   private readonly blobNames: Random;
   private lastSweep = Number.NEGATIVE_INFINITY;
+  /** The filetypes generate-presigned-urls accepts: live's pair plus --upload-filetypes. */
+  private readonly filetypes: ReadonlySet<string>;
 
   constructor(
     store: Store,
@@ -56,6 +60,7 @@ export class StorageService implements FileSource, Lifecycle {
     this.files = store.collection<FileRecord>('files');
     this.presigner = new Presigner(secret);
     this.blobNames = random.fork('blobs');
+    this.filetypes = new Set([...LIVE_FILETYPES, ...settings.uploadFiletypes]);
   }
 
   /** generate-presigned-urls: a session of ceil(filesize / ChunkSize) presigned parts. */
@@ -71,7 +76,15 @@ export class StorageService implements FileSource, Lifecycle {
         filesize,
       );
     }
+    // The schema admits any plausible extension, so this answer comes from here, as live's does.
+    if (!this.filetypes.has(filetype)) {
+      throw SimError.badRequest(
+        'FILE_TYPE_INVALID',
+        `filetype ${filetype} is not accepted; accepted: ${[...this.filetypes].join(', ')}`,
+      );
+    }
     const now = this.clockOf(user.client_id).now();
+
     const rec: UploadRecord = {
       upload_id: `u_${this.random.hex(16)}`,
       file_id: `file_${this.random.hex(16)}`,

@@ -14,6 +14,9 @@ export const AUDIO_FIXTURES = {
   m4a: { file: 'note.m4a', filetype: 'm4a', duration: 4.262 },
 } as const;
 
+/** Fixture filetypes live's upload API refuses: a server must accept them to take every fixture. */
+export const WIDE_FILETYPES = ['wav', 'm4a'];
+
 export type AudioFixture = (typeof AUDIO_FIXTURES)[keyof typeof AUDIO_FIXTURES];
 
 export const audioPath = (f: AudioFixture): string => fromRoot('fixtures', 'audio', f.file);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { apiSpec } from '../spec/openapi.js';
 import { validatorsFor } from '../spec/validators.js';
+import { WIDE_FILETYPES } from './audioFixtures.js';
 import { DEMO_US, http } from './http.js';
 import { startTestServer, type TestServer } from './testServer.js';
 import { useTestServers } from './useTestServers.js';
@@ -19,7 +20,8 @@ export const DELAY = 20_000;
 export function useTranscriptionServers() {
   let shared: TestServer | undefined;
   beforeAll(async () => {
-    shared = await startTestServer({ transcriptionDelay: DELAY });
+    // Widened upload filetypes: these tests read every fixture format, upload rules are not theirs.
+    shared = await startTestServer({ transcriptionDelay: DELAY, uploadFiletypes: WIDE_FILETYPES });
   });
   afterAll(() => shared?.stop());
   const sim = (): TestServer => {
