@@ -29,7 +29,10 @@ export interface Config {
   uploadTtlS: number;
   /** Total time of a transcription in ms; 'auto' scales a few seconds with audio duration. */
   transcriptionDelay: number | 'auto';
-  resultShape: 'spec' | 'live';
+  /** Result shape when the app names none: both forms (every client parses it), seed or live. */
+  resultShape: 'both' | 'spec' | 'live';
+  /** How long a finished transcription task stays readable, ms of simulated time. */
+  resultRetentionMs: number;
   errorShape: 'spec' | 'live';
   liveRateLimits: boolean;
   journalSize: number;
@@ -60,7 +63,8 @@ export const defaults: Config = {
   downloadExpiryS: 86400,
   uploadTtlS: 86400,
   transcriptionDelay: 'auto',
-  resultShape: 'spec',
+  resultShape: 'both',
+  resultRetentionMs: 7 * 86_400_000,
   errorShape: 'spec',
   liveRateLimits: false,
   journalSize: 1000,

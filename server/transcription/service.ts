@@ -9,18 +9,19 @@ import { fallbackDuration, probeAudio } from './audio.js';
 import {
   type AdminTask,
   type AudioInfo,
-  type LiveResult,
   normalizeParams,
   type Override,
+  type Result,
   type ResultShape,
-  type SpecResult,
   type TaskBody,
   type TaskRecord,
+  type Transcript,
   type TranscriptionParams,
   type TranscriptionStatus,
 } from './model.js';
-import { buildResult } from './results.js';
-import { type StatusView, statusAt, totalMs } from './timeline.js';
+import { attachedHeard, fakeHeard, type ResultInput } from './results.js';
+import { type Heard, shapeResult } from './resultShape.js';
+import { completedAtMs, type StatusView, statusAt, type TimelineInput, totalMs } from './timeline.js';
 
 export interface TranscriptionOptions {
   /** Resolves `file_url`s on the simulator's own storage (absent: every URL is external). */
@@ -30,6 +31,8 @@ export interface TranscriptionOptions {
    * of this app ends in, or stays in, instead of SUCCESS.
    */
   outcomeFor?: (clientId: string) => Override | undefined;
+  /** The transcript attached to audio with this MD5, if any (control API, fixture sidecars). */
+  transcriptFor?: (md5: string) => Transcript | undefined;
 }
 
 type StorageSource = Extract<TaskRecord['source'], { kind: 'storage' }>;
@@ -44,14 +47,18 @@ const AUDIO_CACHE = 1024;
  *
  * The audio of a storage file is read once, right after submission, without holding up the
  * answer; a poll that comes before the read finished (or after a restart interrupted it)
- * waits for it. Durations are cached by MD5, results by task and shape.
+ * waits for it. Durations are cached by MD5, made-up transcripts by task (an attached one is
+ * read from the store on each poll, so attaching or detaching shows at once).
+ *
+ * Retention: a task that finished (SUCCESS, FAILURE, REVOKED) more than --result-retention
+ * ago on the simulated clock is gone — 404 like an unknown id — and is deleted when found so.
  */
 export class TranscriptionService implements Lifecycle {
   private readonly tasks: Collection<TaskRecord>;
   private readonly random: Random;
   private readonly probes = new Map<string, Promise<TaskRecord | undefined>>();
   private readonly audioByMd5 = new Map<string, Promise<AudioInfo>>();
-  private readonly results = new Map<string, SpecResult | LiveResult>();
+  private readonly results = new Map<string, Heard>();
 
   constructor(
     private readonly deps: CoreDeps,
@@ -61,9 +68,9 @@ export class TranscriptionService implements Lifecycle {
     this.random = deps.random.fork('transcriptions');
   }
 
-  /** Precedence: 'live' if the app's switch or --result-shape says so, else the spec shape. */
+  /** The app's own switch when it has one, else --result-shape (default `both`). */
   shapeFor(app: PartnerApp): ResultShape {
-    return app.result_shape === 'live' || this.deps.config.resultShape === 'live' ? 'live' : 'spec';
+    return app.result_shape ?? this.deps.config.resultShape;
   }
 
   async submit(app: PartnerApp, req: { file_url: string; params?: TranscriptionParams }): Promise<TaskBody> {
@@ -103,6 +110,7 @@ export class TranscriptionService implements Lifecycle {
     const stored = this.tasks.get(id);
     if (!stored || stored.client_id !== app.client_id) throw notFound();
     const rec = await this.withAudio(stored);
+    await this.dropIfExpired(rec);
     const view = this.view(rec);
     const data = view.status === 'SUCCESS' ? await this.result(rec, this.shapeFor(app)) : {};
     return {
@@ -116,7 +124,7 @@ export class TranscriptionService implements Lifecycle {
   async list(clientId?: string): Promise<AdminTask[]> {
     const recs =
       clientId === undefined ? this.tasks.list() : this.tasks.filter((t) => t.client_id === clientId);
-    const ready = await Promise.all(recs.map((r) => this.withAudio(r)));
+    const ready = (await Promise.all(recs.map((r) => this.withAudio(r)))).filter((r) => !this.expired(r));
     return ready.sort((a, b) => a.created_ms - b.created_ms).map((r) => this.admin(r));
   }
 
@@ -124,7 +132,12 @@ export class TranscriptionService implements Lifecycle {
   async force(id: string, status: TranscriptionStatus, message?: string): Promise<AdminTask> {
     const rec = this.tasks.get(id);
     if (!rec) throw notFound();
-    const next: TaskRecord = { ...rec, pinned: { status, ...(message !== undefined ? { message } : {}) } };
+    await this.dropIfExpired(await this.withAudio(rec));
+    const next: TaskRecord = {
+      ...rec,
+      pinned: { status, ...(message !== undefined ? { message } : {}) },
+      pinned_ms: this.deps.clock.now(),
+    };
     await this.tasks.put(id, next);
     return this.admin(await this.withAudio(next));
   }
@@ -156,35 +169,58 @@ export class TranscriptionService implements Lifecycle {
     return rec.audio?.ok ? rec.audio.duration_s : fallbackDuration(rec.file_url);
   }
 
-  private view(rec: TaskRecord): StatusView {
+  private timeline(rec: TaskRecord): TimelineInput {
     const failure =
       rec.source.kind === 'unavailable'
         ? rec.source.message
         : rec.audio?.ok === false
           ? rec.audio.message
           : undefined;
-    return statusAt({
+    return {
       elapsedMs: this.deps.clock.now() - rec.created_ms,
       totalMs: totalMs(this.deps.config.transcriptionDelay, this.duration(rec)),
       failure,
       outcome: rec.outcome,
       pinned: rec.pinned,
-    });
+      ...(rec.pinned_ms !== undefined ? { pinnedAtMs: rec.pinned_ms - rec.created_ms } : {}),
+    };
   }
 
-  private async result(rec: TaskRecord, shape: ResultShape): Promise<SpecResult | LiveResult> {
-    const key = `${rec.transcription_id}|${shape}`;
-    let r = this.results.get(key);
-    if (!r) {
-      const audioKey = rec.source.kind === 'storage' ? `md5:${rec.source.md5}` : `url:${rec.file_url}`;
-      r = await buildResult(
-        { seed: this.deps.config.seed, audioKey, duration: this.duration(rec), params: rec.params },
-        shape,
-      );
+  private view(rec: TaskRecord): StatusView {
+    return statusAt(this.timeline(rec));
+  }
+
+  /** Finished longer ago than the retention allows (a task still running never expires). */
+  private expired(rec: TaskRecord): boolean {
+    const done = completedAtMs(this.timeline(rec));
+    return done !== undefined && this.deps.clock.now() >= rec.created_ms + done + this.deps.config.resultRetentionMs;
+  }
+
+  /** An expired task is deleted where it is found, then answers as an unknown id. */
+  private async dropIfExpired(rec: TaskRecord): Promise<void> {
+    if (!this.expired(rec)) return;
+    await this.tasks.delete(rec.transcription_id);
+    this.results.delete(rec.transcription_id);
+    throw notFound();
+  }
+
+  private async result(rec: TaskRecord, shape: ResultShape): Promise<Result> {
+    const audioKey = rec.source.kind === 'storage' ? `md5:${rec.source.md5}` : `url:${rec.file_url}`;
+    const input: ResultInput = {
+      seed: this.deps.config.seed,
+      audioKey,
+      duration: this.duration(rec),
+      params: rec.params,
+    };
+    const attached = rec.source.kind === 'storage' ? this.opts.transcriptFor?.(rec.source.md5) : undefined;
+    if (attached) return shapeResult(await attachedHeard(attached, input), shape);
+    let heard = this.results.get(rec.transcription_id);
+    if (!heard) {
+      heard = await fakeHeard(input);
       if (this.results.size >= RESULT_CACHE) this.results.delete(this.results.keys().next().value as string);
-      this.results.set(key, r);
+      this.results.set(rec.transcription_id, heard);
     }
-    return r;
+    return shapeResult(heard, shape);
   }
 
   /** The record with its audio read (storage files only); concurrent callers share one read. */
