@@ -7,6 +7,7 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 export function parseDuration(raw: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(raw);
   const ms = m ? Math.round(Number(m[1]) * UNIT_MS[m[2] ?? 'ms']!) : Number.NaN;
-  if (!Number.isSafeInteger(ms)) throw new Error("expected a duration such as '7d', '36h', '90m', '30s' or ms");
+  if (!Number.isSafeInteger(ms))
+    throw new Error("expected a duration such as '7d', '36h', '90m', '30s' or ms");
   return ms;
 }

@@ -151,6 +151,10 @@ export async function attachedHeard(t: Transcript, input: ResultInput): Promise<
 }
 
 /** The result of a task in one shape: the attached transcript if any, else the made-up one. */
-export async function buildResult(input: ResultInput, shape: ResultShape, attached?: Transcript): Promise<Result> {
+export async function buildResult(
+  input: ResultInput,
+  shape: ResultShape,
+  attached?: Transcript,
+): Promise<Result> {
   return shapeResult(attached ? await attachedHeard(attached, input) : await fakeHeard(input), shape);
 }

@@ -19,8 +19,8 @@ import {
   type TranscriptionParams,
   type TranscriptionStatus,
 } from './model.js';
-import { attachedHeard, fakeHeard, type ResultInput } from './results.js';
 import { type Heard, shapeResult } from './resultShape.js';
+import { attachedHeard, fakeHeard, type ResultInput } from './results.js';
 import { completedAtMs, type StatusView, statusAt, type TimelineInput, totalMs } from './timeline.js';
 
 export interface TranscriptionOptions {
@@ -193,7 +193,10 @@ export class TranscriptionService implements Lifecycle {
   /** Finished longer ago than the retention allows (a task still running never expires). */
   private expired(rec: TaskRecord): boolean {
     const done = completedAtMs(this.timeline(rec));
-    return done !== undefined && this.deps.clock.now() >= rec.created_ms + done + this.deps.config.resultRetentionMs;
+    return (
+      done !== undefined &&
+      this.deps.clock.now() >= rec.created_ms + done + this.deps.config.resultRetentionMs
+    );
   }
 
   /** An expired task is deleted where it is found, then answers as an unknown id. */

@@ -31,7 +31,9 @@ export async function readSidecars(dir: string): Promise<Sidecar[]> {
   const op = spec.get('putTranscript');
   const out: Sidecar[] = [];
   for (const name of names.filter((n) => n.endsWith(SIDECAR_SUFFIX)).sort()) {
-    const file = relative(dir, join(dir, name.slice(0, -SIDECAR_SUFFIX.length))).split('\\').join('/');
+    const file = relative(dir, join(dir, name.slice(0, -SIDECAR_SUFFIX.length)))
+      .split('\\')
+      .join('/');
     const where = `fixtures: ${name}`;
     let body: unknown;
     try {

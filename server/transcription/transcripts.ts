@@ -13,7 +13,12 @@ export function transcriptIssues(t: Transcript): ValidationIssue[] {
   let prevEnd = 0;
   t.segments.forEach((s, i) => {
     if (s.end < s.start)
-      issues.push({ loc: ['body', 'segments', i, 'end'], msg: 'end must be at least start', type: 'value_error', input: s.end });
+      issues.push({
+        loc: ['body', 'segments', i, 'end'],
+        msg: 'end must be at least start',
+        type: 'value_error',
+        input: s.end,
+      });
     else if (s.start < prevEnd)
       issues.push({
         loc: ['body', 'segments', i, 'start'],
