@@ -106,7 +106,17 @@ export function createServices(deps: CoreDeps): Services {
     journal,
     rateLimits,
     // [services:return]
-    lifecycle: [appsLifecycle, tokens, devices, storage, transcripts, transcriptions, faults, journal, rateLimits],
+    lifecycle: [
+      appsLifecycle,
+      tokens,
+      devices,
+      storage,
+      transcripts,
+      transcriptions,
+      faults,
+      journal,
+      rateLimits,
+    ],
   };
 }
 
