@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { http } from '../testing/http.js';
+import { DEMO_US, http } from '../testing/http.js';
 import {
   advance,
   DELAY,
@@ -28,7 +28,7 @@ const segmentsReader = (d: Data) =>
     .split(/\s+/)
     .filter(Boolean);
 
-async function finished(s = sim(), app?: { client_id: string; api_key: string }, params?: unknown) {
+async function finished(s = sim(), app?: typeof DEMO_US, params?: unknown) {
   const id = (await submit(s, { file_url: externalUrl(), ...(params ? { params } : {}) }, app)).body
     .transcription_id;
   await advance(s, DELAY);
