@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_US, http } from '../testing/http.js';
+import { type DEMO_US, http } from '../testing/http.js';
 import {
   advance,
   DELAY,
