@@ -17,7 +17,8 @@ export interface paths {
          * Reset simulator state
          * @description Without a body (or with `{}`): everything goes back to the fixtures and the clock
          *     offset is cleared. With `client_id`: that app's uploads, transcription tasks, faults
-         *     and journal entries are removed; the app itself is kept.
+         *     and journal entries are removed; the app itself is kept (and so are the transcripts
+         *     attached to audio, which belong to no app).
          */
         post: operations["resetState"];
         delete?: never;
