@@ -5,7 +5,7 @@ import type { PartnerApp } from '../domain/apps.js';
 import type { FileSource } from '../domain/fileSource.js';
 import type { CoreDeps, Lifecycle } from '../services.js';
 import type { Collection } from '../store/store.js';
-import { fallbackDuration, probeAudio } from './audio.js';
+import { probeAudio } from './audio.js';
 import {
   type AdminTask,
   type AudioInfo,
@@ -21,7 +21,8 @@ import {
 } from './model.js';
 import { type Heard, shapeResult } from './resultShape.js';
 import { attachedHeard, fakeHeard, type ResultInput } from './results.js';
-import { completedAtMs, type StatusView, statusAt, type TimelineInput, totalMs } from './timeline.js';
+import { taskDuration, taskExpired, taskView } from './taskState.js';
+import type { StatusView } from './timeline.js';
 
 export interface TranscriptionOptions {
   /** Resolves `file_url`s on the simulator's own storage (absent: every URL is external). */
@@ -39,6 +40,8 @@ type StorageSource = Extract<TaskRecord['source'], { kind: 'storage' }>;
 
 const notFound = () => SimError.notFound('TRANSCRIPTION_NOT_FOUND', 'No transcription task with this id.');
 const RESULT_CACHE = 256;
+/** Expired tasks nobody asks for again are swept at a submission, at most once a simulated hour. */
+const SWEEP_EVERY_MS = 3_600_000;
 const AUDIO_CACHE = 1024;
 
 /**
@@ -59,6 +62,7 @@ export class TranscriptionService implements Lifecycle {
   private readonly probes = new Map<string, Promise<TaskRecord | undefined>>();
   private readonly audioByMd5 = new Map<string, Promise<AudioInfo>>();
   private readonly results = new Map<string, Heard>();
+  private lastSweep = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly deps: CoreDeps,
@@ -74,6 +78,7 @@ export class TranscriptionService implements Lifecycle {
   }
 
   async submit(app: PartnerApp, req: { file_url: string; params?: TranscriptionParams }): Promise<TaskBody> {
+    await this.sweep();
     const found = this.opts.files?.lookup(req.file_url);
     const source: TaskRecord['source'] =
       found === undefined
@@ -147,6 +152,7 @@ export class TranscriptionService implements Lifecycle {
   }
 
   resetAll(): void {
+    this.lastSweep = Number.NEGATIVE_INFINITY;
     this.probes.clear();
     this.audioByMd5.clear();
     this.results.clear();
@@ -165,37 +171,21 @@ export class TranscriptionService implements Lifecycle {
     };
   }
 
-  private duration(rec: TaskRecord): number {
-    return rec.audio?.ok ? rec.audio.duration_s : fallbackDuration(rec.file_url);
-  }
-
-  private timeline(rec: TaskRecord): TimelineInput {
-    const failure =
-      rec.source.kind === 'unavailable'
-        ? rec.source.message
-        : rec.audio?.ok === false
-          ? rec.audio.message
-          : undefined;
-    return {
-      elapsedMs: this.deps.clock.now() - rec.created_ms,
-      totalMs: totalMs(this.deps.config.transcriptionDelay, this.duration(rec)),
-      failure,
-      outcome: rec.outcome,
-      pinned: rec.pinned,
-      ...(rec.pinned_ms !== undefined ? { pinnedAtMs: rec.pinned_ms - rec.created_ms } : {}),
-    };
-  }
-
   private view(rec: TaskRecord): StatusView {
-    return statusAt(this.timeline(rec));
+    return taskView(rec, this.deps.config, this.deps.clock.now());
   }
 
-  /** Finished longer ago than the retention allows (a task still running never expires). */
   private expired(rec: TaskRecord): boolean {
-    const done = completedAtMs(this.timeline(rec));
-    return (
-      done !== undefined &&
-      this.deps.clock.now() >= rec.created_ms + done + this.deps.config.resultRetentionMs
+    return taskExpired(rec, this.deps.config, this.deps.clock.now());
+  }
+
+  /** Tasks past their retention, deleted (a task whose audio is still being read is left alone). */
+  private async sweep(): Promise<void> {
+    const now = this.deps.clock.now();
+    if (Math.abs(now - this.lastSweep) < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    await this.tasks.deleteWhere(
+      (r) => (r.source.kind !== 'storage' || r.audio !== undefined) && this.expired(r),
     );
   }
 
@@ -212,7 +202,7 @@ export class TranscriptionService implements Lifecycle {
     const input: ResultInput = {
       seed: this.deps.config.seed,
       audioKey,
-      duration: this.duration(rec),
+      duration: taskDuration(rec),
       params: rec.params,
     };
     const attached = rec.source.kind === 'storage' ? this.opts.transcriptFor?.(rec.source.md5) : undefined;
