@@ -33,7 +33,10 @@ export interface Config {
   uploadFiletypes: string[];
   /** Total time of a transcription in ms; 'auto' scales a few seconds with audio duration. */
   transcriptionDelay: number | 'auto';
-  resultShape: 'spec' | 'live';
+  /** Result shape when the app names none: both forms (every client parses it), seed or live. */
+  resultShape: 'both' | 'spec' | 'live';
+  /** How long a finished transcription task stays readable, ms of simulated time. */
+  resultRetentionMs: number;
   errorShape: 'spec' | 'live';
   liveRateLimits: boolean;
   /** Refuse unknown fields of transcription `params` (422) instead of ignoring them with a warning. */
@@ -68,7 +71,8 @@ export const defaults: Config = {
   uploadTtlS: 86400,
   uploadFiletypes: [],
   transcriptionDelay: 'auto',
-  resultShape: 'spec',
+  resultShape: 'both',
+  resultRetentionMs: 7 * 86_400_000,
   errorShape: 'spec',
   liveRateLimits: false,
   strictParams: false,

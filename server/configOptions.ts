@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { parseDuration } from './core/duration.js';
 
 /**
  * Every option of `partner-sim serve`: its flag, environment variable, type and help. The CLI
@@ -182,8 +183,16 @@ export const options: OptionSpec[] = [
     key: 'resultShape',
     kind: 'string',
     env: 'PARTNER_SIM_RESULT_SHAPE',
-    help: 'transcription result shape: spec (data.segments) or live (data.results)',
-    choices: ['spec', 'live'],
+    help: 'transcription result shape: both (data.segments and data.results), spec (segments) or live (results)',
+    choices: ['both', 'spec', 'live'],
+  },
+  {
+    flag: 'result-retention',
+    key: 'resultRetentionMs',
+    kind: 'string',
+    env: 'PARTNER_SIM_RESULT_RETENTION',
+    help: "how long a finished transcription task stays readable: a duration such as '7d', '36h', '90m', '30s' or ms",
+    parse: parseDuration,
   },
   {
     flag: 'error-shape',

@@ -18,6 +18,7 @@ import { openBlobStore } from './storage/blobStore.js';
 import { StorageService } from './storage/storageService.js';
 import type { Store } from './store/store.js';
 import { TranscriptionService } from './transcription/service.js';
+import { TranscriptLibrary } from './transcription/transcripts.js';
 
 /** What every service may be built from: injected, never global. */
 export interface CoreDeps {
@@ -43,6 +44,8 @@ export interface Services {
   storage: StorageService;
   // [services:fields:storage]
   transcriptions: TranscriptionService;
+  /** Transcripts attached to audio by MD5 (control API, fixture sidecars). */
+  transcripts: TranscriptLibrary;
   // [services:fields:transcriptions]
   /** Fault rules (stored), request journal and live limits (in memory): the control plane. */
   faults: FaultService;
@@ -84,8 +87,10 @@ export function createServices(deps: CoreDeps): Services {
     config,
   );
   // [services:create:storage]
+  const transcripts = new TranscriptLibrary(store);
   const transcriptions = new TranscriptionService(deps, {
     files: storage,
+    transcriptFor: (md5) => transcripts.forMd5(md5),
     // Fault rules decide outcomes at submission time (created below; only called per request).
     outcomeFor: (clientId) => faults.outcomeFor(clientId),
     clockOf,
@@ -107,12 +112,24 @@ export function createServices(deps: CoreDeps): Services {
     tokens,
     devices,
     transcriptions,
+    transcripts,
     storage,
     faults,
     journal,
     rateLimits,
     // [services:return]
-    lifecycle: [appsLifecycle, clocks, tokens, devices, storage, transcriptions, faults, journal, rateLimits],
+    lifecycle: [
+      appsLifecycle,
+      clocks,
+      tokens,
+      devices,
+      storage,
+      transcripts,
+      transcriptions,
+      faults,
+      journal,
+      rateLimits,
+    ],
   };
 }
 

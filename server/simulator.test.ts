@@ -40,7 +40,8 @@ describe('control API', () => {
     const s = await start();
     const r = await http('POST', `${s.admin}/apps`, { json: { region: 'jp' } });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ region: 'jp', result_shape: 'spec', error_shape: 'spec' });
+    expect(r.body).toMatchObject({ region: 'jp', error_shape: 'spec' });
+    expect(r.body.result_shape).toBeUndefined(); // follows --result-shape
     for (const k of ['client_id', 'secret_key', 'api_key']) expect(r.body[k]).toEqual(expect.any(String));
     const dup = await http('POST', `${s.admin}/apps`, { json: { client_id: r.body.client_id } });
     expect(dup.status).toBe(409);

@@ -55,7 +55,8 @@ export class AppRegistry {
       secret_key: input.secret_key ?? `sk_${this.random.token(24)}`,
       api_key: input.api_key ?? `ak_${this.random.token(24)}`,
       region: input.region ?? 'us',
-      result_shape: input.result_shape ?? 'spec',
+      // No default: an app without its own switch follows --result-shape.
+      ...(input.result_shape ? { result_shape: input.result_shape } : {}),
       error_shape: input.error_shape ?? 'spec',
       etag_quotes: input.etag_quotes ?? 'keep',
       strict_params: input.strict_params ?? false,

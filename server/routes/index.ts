@@ -2,6 +2,7 @@ import { controlHandlers } from '../admin/control.js';
 import { deviceAdminHandlers } from '../admin/devices.js';
 import { adminHandlers as foundationAdmin } from '../admin/handlers.js';
 import { transcriptionAdminHandlers } from '../admin/transcriptions.js';
+import { transcriptAdminHandlers } from '../admin/transcripts.js';
 import type { Handlers } from '../http/types.js';
 import { deviceHandlers } from './devices.js';
 import { storageHandlers } from './storage.js';
@@ -24,6 +25,7 @@ export const adminHandlers: Handlers = {
   ...foundationAdmin,
   ...deviceAdminHandlers,
   ...transcriptionAdminHandlers,
+  ...transcriptAdminHandlers,
   ...controlHandlers,
   // [handlers:admin]
 };

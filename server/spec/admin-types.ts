@@ -17,7 +17,8 @@ export interface paths {
          * Reset simulator state
          * @description Without a body (or with `{}`): everything goes back to the fixtures and the clock
          *     offset is cleared. With `client_id`: that app's uploads, transcription tasks, faults
-         *     and journal entries are removed; the app itself is kept.
+         *     and journal entries are removed; the app itself is kept (and so are the transcripts
+         *     attached to audio, which belong to no app).
          */
         post: operations["resetState"];
         delete?: never;
@@ -42,8 +43,9 @@ export interface paths {
         /**
          * Create a partner app
          * @description Issues a partner app as the developer portal would. Omitted credentials are generated.
-         *     Quirk switches: `result_shape` (`spec` seed result shape, `live` the shape seen on the
-         *     live service), `error_shape` (`spec` `{detail, message}`, `live` `{code, message}`),
+         *     Quirk switches: `result_shape` (`both` seed and live result fields, `spec` seed result
+         *     shape, `live` the shape seen on the live service; omitted, the simulator's
+         *     `--result-shape` applies), `error_shape` (`spec` `{detail, message}`, `live` `{code, message}`),
          *     `etag_quotes` (`keep` or `strip` the quotes of the `ETag` header the storage host answers to a
          *     part `PUT`; complete-upload accepts both either way).
          *     `strict_params` (`true` refuses unknown transcription `params` fields with 422 instead
@@ -211,6 +213,63 @@ export interface paths {
         put: operations["forceTranscription"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transcripts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the transcripts attached to audio
+         * @description Every attached transcript, from fixture sidecars (`<audio file>.transcript.json`) and
+         *     from `putTranscript`, ordered by MD5. Attachments are global, not per app: they belong
+         *     to the audio bytes, which speak the same words whoever uploads them.
+         */
+        get: operations["listTranscripts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transcripts/{md5}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Hex MD5 of the audio file's bytes (the `file_md5` of complete-upload). */
+                md5: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Attach a transcript to audio
+         * @description Creates or replaces the transcript of the audio whose bytes have this MD5. A task whose
+         *     audio is a file on the simulator's storage with this MD5 then succeeds with exactly
+         *     these segments (speaker labels as given), in whichever result shape applies: `text` is
+         *     the segment texts joined by spaces, `duration` the audio's (at least the last `end`),
+         *     live `results[]` the same segments. Other tasks keep their deterministic made-up
+         *     transcript. Segments must be in order and not overlap (`end` ≥ `start`, each `start` ≥
+         *     the previous `end`), else 422 naming the segment. Attachments are global (not per app)
+         *     and survive restarts; `POST /reset` without `client_id` removes those made here and
+         *     reloads the fixture sidecars; a per-app reset keeps them.
+         */
+        put: operations["putTranscript"];
+        post?: never;
+        /**
+         * Detach a transcript
+         * @description The audio's tasks go back to the deterministic made-up transcript.
+         */
+        delete: operations["deleteTranscript"];
         options?: never;
         head?: never;
         patch?: never;
@@ -391,10 +450,10 @@ export interface components {
         /** @enum {string} */
         Region: "us" | "jp";
         /**
-         * @description `spec`: seed result shape (`text`, `segments[]`); `live`: `results[]` as seen on the live service.
+         * @description `both`: the seed's `text`, `language`, `duration`, `segments[]` and the live `results[]` in one answer (every known client parses it); `spec`: the seed's fields only; `live`: `results[]` only, as seen on the live service.
          * @enum {string}
          */
-        ResultShape: "spec" | "live";
+        ResultShape: "both" | "spec" | "live";
         /**
          * @description `spec`: `{detail, message}`; `live`: `{code, message}`.
          * @enum {string}
@@ -416,8 +475,8 @@ export interface components {
             api_key?: string;
             /** @default us */
             region: components["schemas"]["Region"];
-            /** @default spec */
-            result_shape: components["schemas"]["ResultShape"];
+            /** @description Omitted, the app follows the simulator's `--result-shape` (default `both`). */
+            result_shape?: components["schemas"]["ResultShape"];
             /** @default spec */
             error_shape: components["schemas"]["ErrorShape"];
             /** @default keep */
@@ -430,7 +489,8 @@ export interface components {
             secret_key: string;
             api_key: string;
             region: components["schemas"]["Region"];
-            result_shape: components["schemas"]["ResultShape"];
+            /** @description Absent when the app follows the simulator's `--result-shape`. */
+            result_shape?: components["schemas"]["ResultShape"];
             error_shape: components["schemas"]["ErrorShape"];
             etag_quotes: components["schemas"]["EtagQuotes"];
             strict_params?: components["schemas"]["StrictParams"];
@@ -535,6 +595,38 @@ export interface components {
         ForceTranscriptionRequest: {
             status: components["schemas"]["TranscriptionStatus"];
             message?: string;
+        };
+        TranscriptSegment: {
+            /** @description Seconds from the start of the audio. */
+            start: number;
+            /** @description Seconds; at least `start`. */
+            end: number;
+            text: string;
+            /**
+             * @description Speaker label, returned as given (`speaker` and live `speaker_id`).
+             * @example Speaker 1
+             */
+            speaker: string;
+        };
+        /** @description What the audio says. Also the format of a fixture sidecar file. */
+        Transcript: {
+            /**
+             * @description BCP-47 code; live `results[].language` is its primary subtag.
+             * @example en-US
+             */
+            language: string;
+            segments: components["schemas"]["TranscriptSegment"][];
+        };
+        AttachedTranscript: components["schemas"]["Transcript"] & {
+            /** @description Hex MD5 (lower case) of the audio bytes. */
+            md5: string;
+            /**
+             * @description `fixture`: a sidecar file loaded at seed; `api`: `putTranscript`.
+             * @enum {string}
+             */
+            source: "fixture" | "api";
+            /** @description The audio file of a fixture sidecar, relative to the fixtures folder. */
+            file?: string;
         };
         /** @description Conditions a request must meet for the rule to apply (all given ones). */
         FaultMatch: {
@@ -832,7 +924,6 @@ export interface operations {
                      *         "secret_key": "sk_demo_secret_key_0001",
                      *         "api_key": "ak_demo_api_key_0001",
                      *         "region": "us",
-                     *         "result_shape": "spec",
                      *         "error_shape": "spec",
                      *         "etag_quotes": "keep"
                      *       }
@@ -1239,6 +1330,145 @@ export interface operations {
                      * @example {
                      *       "detail": "TRANSCRIPTION_NOT_FOUND",
                      *       "message": "No transcription task with this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    listTranscripts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transcripts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "md5": "bfb650e733b2adbcef5a77b92b4d8eea",
+                     *         "source": "fixture",
+                     *         "file": "audio/meeting.mp3",
+                     *         "language": "en-US",
+                     *         "segments": [
+                     *           {
+                     *             "start": 0,
+                     *             "end": 5.85,
+                     *             "text": "Let's review the upload flow: presigned URLs, then each part, then complete.",
+                     *             "speaker": "Speaker 1"
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["AttachedTranscript"][];
+                };
+            };
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+        };
+    };
+    putTranscript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Hex MD5 of the audio file's bytes (the `file_md5` of complete-upload). */
+                md5: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "language": "en-US",
+                 *       "segments": [
+                 *         {
+                 *           "start": 0,
+                 *           "end": 2.1,
+                 *           "text": "Testing one two three.",
+                 *           "speaker": "Speaker 1"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Transcript"];
+            };
+        };
+        responses: {
+            /** @description The attached transcript. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "md5": "5d41402abc4b2a76b9719d911017c592",
+                     *       "source": "api",
+                     *       "language": "en-US",
+                     *       "segments": [
+                     *         {
+                     *           "start": 0,
+                     *           "end": 2.1,
+                     *           "text": "Testing one two three.",
+                     *           "speaker": "Speaker 1"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttachedTranscript"];
+                };
+            };
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    deleteTranscript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Hex MD5 of the audio file's bytes (the `file_md5` of complete-upload). */
+                md5: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Transcript removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            /** @description No transcript attached to this MD5 (`TRANSCRIPT_NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "TRANSCRIPT_NOT_FOUND",
+                     *       "message": "No transcript is attached to audio with MD5 5d41402abc4b2a76b9719d911017c592."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];

@@ -390,10 +390,13 @@ export interface paths {
          *     `PROGRESS` (keep polling), `SUCCESS`, `FAILURE`, `REVOKED` (terminal failures, with a
          *     top-level `message`). Apps poll every 3–5 s; results are kept about 7 days.
          *
-         *     Result shape: by default the seed's `{text, language, duration, segments[]}`
-         *     (`TranscriptionResult`); with the application's `result_shape` quirk switch set to
-         *     `live`, the shape seen on the live service, `{results[], embeddings?}`
-         *     (`LiveTranscriptionResult`). A task is only visible to the client that created it.
+         *     Result shape: by default (`--result-shape both`) the seed's `{text, language,
+         *     duration, segments[]}` (`TranscriptionResult`) plus the live-observed `results[]`, so
+         *     every known client finds the transcript; `spec` gives the seed's fields only; `live`
+         *     (the application's `result_shape` quirk switch or `--result-shape live`) the shape seen
+         *     on the live service, `{results[], embeddings?}` (`LiveTranscriptionResult`). A task is
+         *     only visible to the client that created it; results are kept 7 days after the task
+         *     finished (`--result-retention`), then the task answers 404 as an unknown id does.
          */
         get: operations["getTranscription"];
         put?: never;
@@ -709,11 +712,11 @@ export interface components {
             /** @example Speaker 1 */
             speaker: string;
         };
-        /** @description Speaker label → embedding vector (only when `diarization.return_embedding` was true). */
+        /** @description Live-observed field (not in the seed spec): speaker label → embedding vector of 256 numbers, only when `diarization.return_embedding` was true. Seen in the live service's machine-readable transcription spec and a third-party description of its answers; the simulator's vectors are deterministic unit vectors. Keyed by the live `speaker_id` labels when `results[]` is present, else by the seed `speaker` labels. */
         SpeakerEmbeddings: {
             [key: string]: number[];
         };
-        /** @description Result shape of the seed spec (§2.6); the simulator's default. */
+        /** @description Result shape of the seed spec (§2.6). With the simulator's default result shape (`both`) it also carries the live-observed `results[]` (the same segments, live field names), so clients that read only `segments`/`text` and clients that read only `results[]` both get the transcript. */
         TranscriptionResult: {
             text: string;
             /** @example en-US */
@@ -721,8 +724,11 @@ export interface components {
             /** @description Duration of the audio in seconds. */
             duration: number;
             segments: components["schemas"]["Segment"][];
+            results?: components["schemas"]["LiveSegments"];
             embeddings?: components["schemas"]["SpeakerEmbeddings"];
         };
+        /** @description Live-observed field (not in the seed spec): the transcript as the live service was seen returning it, one entry per segment. The official iOS and Android template apps read only this array. */
+        LiveSegments: components["schemas"]["LiveSegment"][];
         LiveSegment: {
             start: number;
             end: number;
@@ -735,7 +741,7 @@ export interface components {
         };
         /** @description Result shape the live service was seen returning (quirk switch `result_shape=live`). */
         LiveTranscriptionResult: {
-            results: components["schemas"]["LiveSegment"][];
+            results: components["schemas"]["LiveSegments"];
             embeddings?: components["schemas"]["SpeakerEmbeddings"];
         };
         /** @description The empty object `{}` (`data` of a task that has not succeeded). */
@@ -1797,7 +1803,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedApiKey"];
-            /** @description No task with this id for this client (`TRANSCRIPTION_NOT_FOUND`). */
+            /** @description No task with this id for this client, or one whose retention ended (7 days after it finished) (`TRANSCRIPTION_NOT_FOUND`). */
             404: {
                 headers: {
                     [name: string]: unknown;

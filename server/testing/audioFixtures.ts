@@ -36,3 +36,14 @@ export const uploadBytes = (api: string, userToken: string, bytes: Buffer, filet
 
 export const uploadFixture = async (api: string, userToken: string, f: AudioFixture): Promise<UploadedFile> =>
   uploadBytes(api, userToken, await readAudio(f), f.filetype);
+
+/**
+ * Synthetic valid audio: `frames` MPEG-1 Layer III frames of silence (128 kbit/s, 48 kHz,
+ * mono; 384 bytes and 24 ms each), so a test gets audio of a length (and MD5) of its own
+ * without an encoder. Upload it with filetype `mp3`.
+ */
+export function silentMp3(frames: number): Buffer {
+  const frame = Buffer.alloc(384);
+  frame.set([0xff, 0xfb, 0x94, 0xc4]); // sync, MPEG-1 L3 no CRC; 128k, 48 kHz; mono
+  return Buffer.concat(Array.from({ length: frames }, () => frame));
+}

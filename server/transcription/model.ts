@@ -12,7 +12,11 @@ export type SpecResult = Schemas['TranscriptionResult'];
 export type LiveResult = Schemas['LiveTranscriptionResult'];
 export type TaskBody = Schemas['TranscriptionTask'];
 export type AdminTask = AdminSchemas['schemas']['AdminTranscription'];
-export type ResultShape = 'spec' | 'live';
+export type Result = SpecResult | LiveResult;
+export type ResultShape = AdminSchemas['schemas']['ResultShape'];
+/** A transcript attached to audio (control API or fixture sidecar). */
+export type Transcript = AdminSchemas['schemas']['Transcript'];
+export type AttachedTranscript = AdminSchemas['schemas']['AttachedTranscript'];
 
 /** `params` with every default of openapi.yaml applied: what a task is processed with. */
 export interface Params {
@@ -69,4 +73,6 @@ export interface TaskRecord {
   outcome?: Override;
   /** Control-API pin: the status from now on, whatever the timeline says. */
   pinned?: Override;
+  /** When the pin was set (a pinned final status starts the retention period then). */
+  pinned_ms?: number;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type LiveResult, normalizeParams, type SpecResult } from './model.js';
-import { buildResult, EMBEDDING_DIM, type ResultInput } from './results.js';
+import { attachedHeard, buildResult, EMBEDDING_DIM, type ResultInput } from './results.js';
 
 const input = (
   over: Partial<ResultInput> = {},
@@ -88,5 +88,42 @@ describe('deterministic results', () => {
     expect(Object.keys(l.embeddings!).every((k) => k.startsWith('SPEAKER_'))).toBe(true);
     const named = await live(input({}, { transcribe: { language: 'de-DE' } }));
     expect(named.results.every((x) => x.language === 'de' && x.language_probability === 1)).toBe(true);
+  });
+});
+
+describe('attached transcripts', () => {
+  const t = {
+    language: 'en-GB',
+    segments: [
+      { start: 0, end: 2, text: 'Hello there.', speaker: 'Alice' },
+      { start: 2.5, end: 60, text: 'Goodbye.', speaker: 'Bob' },
+    ],
+  };
+
+  it('are returned exactly, with the duration stretched to the last end only if the audio is shorter', async () => {
+    const h = await attachedHeard(t, input({ duration: 47.3 }));
+    expect(h.duration).toBe(60);
+    expect((await attachedHeard(t, input({ duration: 75 }))).duration).toBe(75);
+    const r = (await buildResult(input({ duration: 75 }), 'spec', t)) as SpecResult;
+    expect(r).toEqual({
+      text: 'Hello there. Goodbye.',
+      language: 'en-GB',
+      duration: 75,
+      segments: t.segments,
+    });
+    const l = (await buildResult(input(), 'live', t)) as LiveResult;
+    expect(l.results.map((x) => [x.speaker_id, x.language, x.language_probability])).toEqual([
+      ['Alice', 'en', 1],
+      ['Bob', 'en', 1],
+    ]);
+  });
+
+  it('get one deterministic embedding per speaker label with return_embedding', async () => {
+    const params = { diarization: { return_embedding: true } };
+    const a = await attachedHeard(t, input({}, params));
+    expect(a.embeddings?.map((e) => e.speaker)).toEqual(['Alice', 'Bob']);
+    expect(a.embeddings?.[0]?.vector).toHaveLength(EMBEDDING_DIM);
+    expect((await attachedHeard(t, input({}, params))).embeddings).toEqual(a.embeddings);
+    expect((await attachedHeard(t, input())).embeddings).toBeUndefined();
   });
 });

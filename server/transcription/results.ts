@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
-import type { LiveResult, Params, ResultShape, SpecResult } from './model.js';
+import type { Params, Result, ResultShape, Transcript } from './model.js';
+import { type Heard, shapeResult } from './resultShape.js';
 
 /**
  * Deterministic transcripts. Each part of a result comes from its own faker stream, seeded by
@@ -17,7 +18,8 @@ export interface ResultInput {
   params: Params;
 }
 
-export const EMBEDDING_DIM = 192;
+/** 256, as a third-party description of live answers gives. */
+export const EMBEDDING_DIM = 256;
 /** The generated words are English, so `auto` "detects" this. */
 export const DETECTED_LANGUAGE = 'en-US';
 
@@ -90,7 +92,10 @@ function embedding(f: Faker): number[] {
   return v.map((x) => Math.round((x / norm) * 10_000) / 10_000);
 }
 
-export async function buildResult(input: ResultInput, shape: ResultShape): Promise<SpecResult | LiveResult> {
+const liveLabel = (n: number) => `SPEAKER_${String(n).padStart(2, '0')}`;
+
+/** The made-up transcript of audio nobody attached one to. */
+export async function fakeHeard(input: ResultInput): Promise<Heard> {
   const f = await getFaker();
   const { seed, audioKey, duration, params } = input;
   const segs = draftSegments(
@@ -100,38 +105,56 @@ export async function buildResult(input: ResultInput, shape: ResultShape): Promi
   );
   if (params.diarization) assignSpeakers(seeded(f, seed, audioKey, 'speakers'), segs);
   const auto = params.language === 'auto';
-  const language = auto ? DETECTED_LANGUAGE : params.language;
-  const label = (n: number) =>
-    shape === 'live' ? `SPEAKER_${String(n).padStart(2, '0')}` : `Speaker ${n + 1}`;
-  let embeddings: Record<string, number[]> | undefined;
-  if (params.return_embedding) {
-    embeddings = {};
-    for (const n of [...new Set(segs.map((s) => s.speaker))])
-      embeddings[label(n)] = embedding(seeded(f, seed, audioKey, 'embedding', n));
-  }
-  const extra = embeddings ? { embeddings } : {};
-  if (shape === 'spec') {
-    return {
-      text: segs.map((s) => s.text).join(' '),
-      language,
-      duration,
-      segments: segs.map((s) => ({ start: s.start, end: s.end, text: s.text, speaker: label(s.speaker) })),
-      ...extra,
-    };
-  }
-  // Live (faster-whisper style): the primary language subtag, and a probability that is 1
-  // when the caller named the language.
+  // The live probability is 1 when the caller named the language.
   const p = seeded(f, seed, audioKey, 'language-probability');
-  const short = language.split('-')[0]!.toLowerCase();
-  return {
-    results: segs.map((s) => ({
+  const heard: Heard = {
+    language: auto ? DETECTED_LANGUAGE : params.language,
+    duration,
+    segments: segs.map((s) => ({
       start: s.start,
       end: s.end,
       text: s.text,
-      speaker_id: label(s.speaker),
-      language: short,
+      speaker: `Speaker ${s.speaker + 1}`,
+      speaker_id: liveLabel(s.speaker),
       language_probability: auto ? p.number.float({ min: 0.85, max: 0.99, fractionDigits: 3 }) : 1,
     })),
-    ...extra,
   };
+  if (params.return_embedding) {
+    heard.embeddings = [...new Set(segs.map((s) => s.speaker))].map((n) => ({
+      speaker: `Speaker ${n + 1}`,
+      speaker_id: liveLabel(n),
+      vector: embedding(seeded(f, seed, audioKey, 'embedding', n)),
+    }));
+  }
+  return heard;
+}
+
+/**
+ * An attached transcript, exactly: its segments, labels and language. The duration is the
+ * audio's, stretched to the last segment's end if the transcript runs longer.
+ */
+export async function attachedHeard(t: Transcript, input: ResultInput): Promise<Heard> {
+  const heard: Heard = {
+    language: t.language,
+    duration: Math.max(input.duration, ...t.segments.map((s) => s.end)),
+    segments: t.segments.map((s) => ({ ...s, speaker_id: s.speaker, language_probability: 1 })),
+  };
+  if (input.params.return_embedding) {
+    const f = await getFaker();
+    heard.embeddings = [...new Set(t.segments.map((s) => s.speaker))].map((label) => ({
+      speaker: label,
+      speaker_id: label,
+      vector: embedding(seeded(f, input.seed, input.audioKey, 'embedding', label)),
+    }));
+  }
+  return heard;
+}
+
+/** The result of a task in one shape: the attached transcript if any, else the made-up one. */
+export async function buildResult(
+  input: ResultInput,
+  shape: ResultShape,
+  attached?: Transcript,
+): Promise<Result> {
+  return shapeResult(attached ? await attachedHeard(attached, input) : await fakeHeard(input), shape);
 }

@@ -5,23 +5,25 @@ import type { PartnerApp } from '../domain/apps.js';
 import type { FileSource } from '../domain/fileSource.js';
 import type { CoreDeps, Lifecycle } from '../services.js';
 import type { Collection } from '../store/store.js';
-import { fallbackDuration, probeAudio } from './audio.js';
+import { probeAudio } from './audio.js';
 import {
   type AdminTask,
   type AudioInfo,
-  type LiveResult,
   normalizeParams,
   type Override,
+  type Result,
   type ResultShape,
-  type SpecResult,
   type TaskBody,
   type TaskRecord,
+  type Transcript,
   type TranscriptionParams,
   type TranscriptionStatus,
 } from './model.js';
 import { checkParams } from './paramsPolicy.js';
-import { buildResult } from './results.js';
-import { type StatusView, statusAt, totalMs } from './timeline.js';
+import { type Heard, shapeResult } from './resultShape.js';
+import { attachedHeard, fakeHeard, type ResultInput } from './results.js';
+import { taskDuration, taskExpired, taskView } from './taskState.js';
+import type { StatusView } from './timeline.js';
 
 export interface TranscriptionOptions {
   /** Resolves `file_url`s on the simulator's own storage (absent: every URL is external). */
@@ -33,12 +35,16 @@ export interface TranscriptionOptions {
   outcomeFor?: (clientId: string) => Override | undefined;
   /** Each app's clock (progress follows the clock of the task's app); default: the instance clock. */
   clockOf?: ClockOf;
+  /** The transcript attached to audio with this MD5, if any (control API, fixture sidecars). */
+  transcriptFor?: (md5: string) => Transcript | undefined;
 }
 
 type StorageSource = Extract<TaskRecord['source'], { kind: 'storage' }>;
 
 const notFound = () => SimError.notFound('TRANSCRIPTION_NOT_FOUND', 'No transcription task with this id.');
 const RESULT_CACHE = 256;
+/** Expired tasks nobody asks for again are swept at a submission, at most once a simulated hour. */
+const SWEEP_EVERY_MS = 3_600_000;
 const AUDIO_CACHE = 1024;
 
 /**
@@ -47,14 +53,19 @@ const AUDIO_CACHE = 1024;
  *
  * The audio of a storage file is read once, right after submission, without holding up the
  * answer; a poll that comes before the read finished (or after a restart interrupted it)
- * waits for it. Durations are cached by MD5, results by task and shape.
+ * waits for it. Durations are cached by MD5, made-up transcripts by task (an attached one is
+ * read from the store on each poll, so attaching or detaching shows at once).
+ *
+ * Retention: a task that finished (SUCCESS, FAILURE, REVOKED) more than --result-retention
+ * ago on the simulated clock is gone — 404 like an unknown id — and is deleted when found so.
  */
 export class TranscriptionService implements Lifecycle {
   private readonly tasks: Collection<TaskRecord>;
   private readonly random: Random;
   private readonly probes = new Map<string, Promise<TaskRecord | undefined>>();
   private readonly audioByMd5 = new Map<string, Promise<AudioInfo>>();
-  private readonly results = new Map<string, SpecResult | LiveResult>();
+  private readonly results = new Map<string, Heard>();
+  private lastSweep = Number.NEGATIVE_INFINITY;
   private readonly clockOf: ClockOf;
 
   constructor(
@@ -66,9 +77,9 @@ export class TranscriptionService implements Lifecycle {
     this.random = deps.random.fork('transcriptions');
   }
 
-  /** Precedence: 'live' if the app's switch or --result-shape says so, else the spec shape. */
+  /** The app's own switch when it has one, else --result-shape (default `both`). */
   shapeFor(app: PartnerApp): ResultShape {
-    return app.result_shape === 'live' || this.deps.config.resultShape === 'live' ? 'live' : 'spec';
+    return app.result_shape ?? this.deps.config.resultShape;
   }
 
   /**
@@ -84,6 +95,7 @@ export class TranscriptionService implements Lifecycle {
   }
 
   async submit(app: PartnerApp, req: { file_url: string; params?: TranscriptionParams }): Promise<TaskBody> {
+    await this.sweep();
     const found = this.opts.files?.lookup(req.file_url);
     const source: TaskRecord['source'] =
       found === undefined
@@ -120,6 +132,7 @@ export class TranscriptionService implements Lifecycle {
     const stored = this.tasks.get(id);
     if (!stored || stored.client_id !== app.client_id) throw notFound();
     const rec = await this.withAudio(stored);
+    await this.dropIfExpired(rec);
     const view = this.view(rec);
     const data = view.status === 'SUCCESS' ? await this.result(rec, this.shapeFor(app)) : {};
     return {
@@ -133,7 +146,7 @@ export class TranscriptionService implements Lifecycle {
   async list(clientId?: string): Promise<AdminTask[]> {
     const recs =
       clientId === undefined ? this.tasks.list() : this.tasks.filter((t) => t.client_id === clientId);
-    const ready = await Promise.all(recs.map((r) => this.withAudio(r)));
+    const ready = (await Promise.all(recs.map((r) => this.withAudio(r)))).filter((r) => !this.expired(r));
     return ready.sort((a, b) => a.created_ms - b.created_ms).map((r) => this.admin(r));
   }
 
@@ -141,7 +154,12 @@ export class TranscriptionService implements Lifecycle {
   async force(id: string, status: TranscriptionStatus, message?: string): Promise<AdminTask> {
     const rec = this.tasks.get(id);
     if (!rec) throw notFound();
-    const next: TaskRecord = { ...rec, pinned: { status, ...(message !== undefined ? { message } : {}) } };
+    await this.dropIfExpired(await this.withAudio(rec));
+    const next: TaskRecord = {
+      ...rec,
+      pinned: { status, ...(message !== undefined ? { message } : {}) },
+      pinned_ms: this.clockOf(rec.client_id).now(),
+    };
     await this.tasks.put(id, next);
     return this.admin(await this.withAudio(next));
   }
@@ -151,6 +169,7 @@ export class TranscriptionService implements Lifecycle {
   }
 
   resetAll(): void {
+    this.lastSweep = Number.NEGATIVE_INFINITY;
     this.probes.clear();
     this.audioByMd5.clear();
     this.results.clear();
@@ -169,39 +188,49 @@ export class TranscriptionService implements Lifecycle {
     };
   }
 
-  private duration(rec: TaskRecord): number {
-    return rec.audio?.ok ? rec.audio.duration_s : fallbackDuration(rec.file_url);
-  }
-
   private view(rec: TaskRecord): StatusView {
-    const failure =
-      rec.source.kind === 'unavailable'
-        ? rec.source.message
-        : rec.audio?.ok === false
-          ? rec.audio.message
-          : undefined;
-    return statusAt({
-      elapsedMs: this.clockOf(rec.client_id).now() - rec.created_ms,
-      totalMs: totalMs(this.deps.config.transcriptionDelay, this.duration(rec)),
-      failure,
-      outcome: rec.outcome,
-      pinned: rec.pinned,
-    });
+    return taskView(rec, this.deps.config, this.clockOf(rec.client_id).now());
   }
 
-  private async result(rec: TaskRecord, shape: ResultShape): Promise<SpecResult | LiveResult> {
-    const key = `${rec.transcription_id}|${shape}`;
-    let r = this.results.get(key);
-    if (!r) {
-      const audioKey = rec.source.kind === 'storage' ? `md5:${rec.source.md5}` : `url:${rec.file_url}`;
-      r = await buildResult(
-        { seed: this.deps.config.seed, audioKey, duration: this.duration(rec), params: rec.params },
-        shape,
-      );
+  private expired(rec: TaskRecord): boolean {
+    return taskExpired(rec, this.deps.config, this.clockOf(rec.client_id).now());
+  }
+
+  /** Tasks past their retention, deleted (a task whose audio is still being read is left alone). */
+  private async sweep(): Promise<void> {
+    const now = this.deps.clock.now();
+    if (Math.abs(now - this.lastSweep) < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    await this.tasks.deleteWhere(
+      (r) => (r.source.kind !== 'storage' || r.audio !== undefined) && this.expired(r),
+    );
+  }
+
+  /** An expired task is deleted where it is found, then answers as an unknown id. */
+  private async dropIfExpired(rec: TaskRecord): Promise<void> {
+    if (!this.expired(rec)) return;
+    await this.tasks.delete(rec.transcription_id);
+    this.results.delete(rec.transcription_id);
+    throw notFound();
+  }
+
+  private async result(rec: TaskRecord, shape: ResultShape): Promise<Result> {
+    const audioKey = rec.source.kind === 'storage' ? `md5:${rec.source.md5}` : `url:${rec.file_url}`;
+    const input: ResultInput = {
+      seed: this.deps.config.seed,
+      audioKey,
+      duration: taskDuration(rec),
+      params: rec.params,
+    };
+    const attached = rec.source.kind === 'storage' ? this.opts.transcriptFor?.(rec.source.md5) : undefined;
+    if (attached) return shapeResult(await attachedHeard(attached, input), shape);
+    let heard = this.results.get(rec.transcription_id);
+    if (!heard) {
+      heard = await fakeHeard(input);
       if (this.results.size >= RESULT_CACHE) this.results.delete(this.results.keys().next().value as string);
-      this.results.set(key, r);
+      this.results.set(rec.transcription_id, heard);
     }
-    return r;
+    return shapeResult(heard, shape);
   }
 
   /** The record with its audio read (storage files only); concurrent callers share one read. */

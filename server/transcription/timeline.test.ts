@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUTO_MAX_MS, phaseStartMs, statusAt, totalMs } from './timeline.js';
+import { AUTO_MAX_MS, completedAtMs, phaseStartMs, statusAt, totalMs } from './timeline.js';
 
 const T = 10_000;
 const at = (elapsedMs: number, extra: Partial<Parameters<typeof statusAt>[0]> = {}) =>
@@ -66,5 +66,23 @@ describe('transcription timeline', () => {
       status: 'REVOKED',
       message: 'cancelled',
     });
+  });
+});
+
+describe('completion time (start of the retention period)', () => {
+  const done = (extra: Partial<Parameters<typeof completedAtMs>[0]> = {}) =>
+    completedAtMs({ totalMs: T, ...extra });
+
+  it('is the end for a success or a fault-rule failure, and when processing starts for bad input', () => {
+    expect(done()).toBe(T);
+    expect(done({ outcome: { status: 'REVOKED' } })).toBe(T);
+    expect(done({ failure: 'not audio' })).toBe(phaseStartMs('STARTED', T));
+  });
+
+  it('is never for a task stuck or pinned in a running state; the pin time for a pinned end', () => {
+    expect(done({ outcome: { status: 'PROGRESS' } })).toBeUndefined();
+    expect(done({ outcome: { status: 'RECEIVED' }, failure: 'not audio' })).toBeUndefined();
+    expect(done({ pinned: { status: 'STARTED' }, pinnedAtMs: 5 })).toBeUndefined();
+    expect(done({ pinned: { status: 'FAILURE' }, pinnedAtMs: 123_456 })).toBe(123_456);
   });
 });

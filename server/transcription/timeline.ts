@@ -51,6 +51,8 @@ export interface TimelineInput {
   outcome?: Override;
   /** Control-API pin: wins over everything. */
   pinned?: Override;
+  /** When (ms after submission) the pin was set. */
+  pinnedAtMs?: number;
 }
 
 export interface StatusView {
@@ -75,4 +77,19 @@ export function statusAt(input: TimelineInput): StatusView {
     return withMessage('FAILURE', failure);
   if (natural === 'SUCCESS' && outcome && !stuck) return withMessage(outcome.status, outcome.message);
   return { status: natural };
+}
+
+const FINAL = new Set<TranscriptionStatus>(['SUCCESS', 'FAILURE', 'REVOKED']);
+
+/**
+ * When (ms after submission) the task reached its final status, or undefined while it has
+ * none to reach (pinned to, or stuck in, a running state). A pinned final status counts from
+ * the pin. On the timeline a task can only end where a phase starts or at the end.
+ */
+export function completedAtMs(input: Omit<TimelineInput, 'elapsedMs'>): number | undefined {
+  if (input.pinned) return FINAL.has(input.pinned.status) ? (input.pinnedAtMs ?? 0) : undefined;
+  const total = input.totalMs;
+  for (const at of [phaseStartMs('STARTED', total), total])
+    if (FINAL.has(statusAt({ ...input, elapsedMs: at }).status)) return at;
+  return undefined;
 }
