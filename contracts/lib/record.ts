@@ -15,7 +15,7 @@ export interface ResponseShape {
   fields: Record<string, string>;
 }
 
-declare module 'vitest' {
+declare module '@vitest/runner' {
   interface TaskMeta {
     exercised?: string[];
     shapes?: ResponseShape[];

@@ -106,6 +106,6 @@ export async function runContract(argv: string[], opts: RunOptions = {}): Promis
   // Scenario failures are expected when two targets differ: the drift report is the result.
   if (results.some((r) => r.unreachable)) return 1;
   const [main, other] = planned.runs as [RunPlan, RunPlan];
-  const drift = await compareRuns(main.reports, other.reports, planned.runs[0]!.reports, out);
+  const drift = await compareRuns(main.reports, other.reports, planned.reports, out);
   return planned.failOnDrift && drift > 0 ? 1 : 0;
 }

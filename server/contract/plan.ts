@@ -33,6 +33,8 @@ export interface RunPlan {
 
 export interface Plan {
   runs: RunPlan[];
+  /** The reports folder (with --compare: holds main/, compare/ and the drift report). */
+  reports: string;
   filters: string[];
   /** Only live-safe scenarios (live target, or a drift comparison). */
   tagsFilter: string | undefined;
@@ -105,6 +107,7 @@ export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv): Plan {
       : undefined;
   return {
     runs,
+    reports,
     filters: positionals,
     tagsFilter,
     compare: Boolean(values.compare),
