@@ -26,7 +26,7 @@ Options:
                             (status, fields present or missing, types, error body form; never
                             values) in contract-drift.md / .json. Exit 0 with the report.
   --fail-on-drift           with --compare: exit 1 when any drift is found
-  --reports-dir <dir>       where reports go (default: reports) [env CONTRACT_REPORTS_DIR]
+  --reports-dir <dir>       where reports go (default: ./reports) [env CONTRACT_REPORTS_DIR]
   --help                    show this help
 
 Live target settings (environment): PARTNER_CLIENT_ID, PARTNER_SECRET_KEY, PARTNER_API_KEY,

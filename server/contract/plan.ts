@@ -72,7 +72,7 @@ export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv): Plan {
   if (values.region) env.CONTRACT_REGION = values.region;
   if (values['allow-mutations']) env.CONTRACT_ALLOW_MUTATIONS = '1';
   env.CONTRACT_TARGET ??= 'sim';
-  const reports = resolve(values['reports-dir'] ?? env.CONTRACT_REPORTS_DIR ?? fromRoot('reports'));
+  const reports = resolve(values['reports-dir'] ?? env.CONTRACT_REPORTS_DIR ?? 'reports');
   if (values['fail-on-drift'] && !values.compare)
     throw new ContractSettingsError('--fail-on-drift needs --compare <target>');
   const runs: RunPlan[] = [];
