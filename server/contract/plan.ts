@@ -25,8 +25,6 @@ export function suiteFiles(): { vitestCli: string; config: string; reporter: str
 }
 
 export interface RunPlan {
-  /** What the reports call this run: `target` or, with --compare, `main` / `compare`. */
-  label: string;
   env: NodeJS.ProcessEnv;
   reports: string;
 }
@@ -82,17 +80,15 @@ export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv): Plan {
     const main = join(reports, 'main');
     const other = join(reports, 'compare');
     runs.push({
-      label: 'main',
       env: { ...env, CONTRACT_REPORTS_DIR: main, CONTRACT_RECORD_SHAPES: '1' },
       reports: main,
     });
     runs.push({
-      label: 'compare',
       env: { ...compareEnv, CONTRACT_REPORTS_DIR: other, CONTRACT_RECORD_SHAPES: '1' },
       reports: other,
     });
   } else {
-    runs.push({ label: 'target', env: { ...env, CONTRACT_REPORTS_DIR: reports }, reports });
+    runs.push({ env: { ...env, CONTRACT_REPORTS_DIR: reports }, reports });
   }
   for (const r of runs) checkSettings(r.env);
   const live = runs.some((r) => r.env.CONTRACT_TARGET === 'live');
