@@ -13,9 +13,12 @@ export function describeFetchError(e: unknown, timeoutMs: number): string {
   const err = e as Error & { cause?: Error & { code?: string } };
   if (err.name === 'TimeoutError' || err.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
   const cause = err.cause;
-  if (cause?.code && cause.message)
-    return cause.message.includes(cause.code) ? cause.message : `${cause.code}: ${cause.message}`;
-  return cause?.message ?? err.message;
+  const message = cause?.message?.split('\n')[0]?.trim();
+  if (cause?.code && /SSL|TLS|CERT/.test(cause.code))
+    // OpenSSL's own text is a library trace; its code says it (wrong version = not TLS at all).
+    return `TLS error ${cause.code}${message && !message.includes('routines:') ? ` (${message})` : ''}`;
+  if (cause?.code && message) return message.includes(cause.code) ? message : `${cause.code}: ${message}`;
+  return message ?? err.message;
 }
 
 /**
