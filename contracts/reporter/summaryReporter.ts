@@ -24,6 +24,8 @@ export interface ScenarioResult {
 
 /** Why a scenario without a skip note did not run: on live, the runner's tag filter left it out. */
 function notSelected(tags: string[]): string {
+  if (process.env.CONTRACT_RECORD_SHAPES === '1' && !tags.includes('live-safe'))
+    return 'not run by --compare: only live-safe scenarios are compared';
   if (process.env.CONTRACT_TARGET !== 'live') return 'not selected (name or file filter)';
   if (tags.includes('arranged')) return 'not run on live: needs the simulator control API to arrange state';
   if (tags.includes('mutates'))

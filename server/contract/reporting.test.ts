@@ -123,6 +123,10 @@ describe('partner-sim contract reports', { timeout: 120_000 }, () => {
       drift: { operation: string; kind: string }[];
     };
     expect(report.drift.some((d) => d.operation === 'getPartnerToken')).toBe(false);
+    const skipped = (await results(join(dir, 'compare'))).results.filter((r) => r.state === 'skipped');
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const r of skipped)
+      expect(r.reason).toBe('not run by --compare: only live-safe scenarios are compared');
     // Both runs kept their own reports.
     expect(await readFile(join(dir, 'main', 'contract-summary.md'), 'utf8')).toContain(`url (${spec.url})`);
     expect(await readFile(join(dir, 'compare', 'contract-summary.md'), 'utf8')).toContain(
