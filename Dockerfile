@@ -23,7 +23,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json openapi.yaml ./
 COPY server/admin.openapi.yaml ./server/admin.openapi.yaml
 COPY fixtures ./fixtures
-RUN mkdir -p /data && chown node:node /data
+# /app/reports: where `partner-sim contract` writes its reports by default (the rest stays read-only).
+RUN mkdir -p /data /app/reports && chown node:node /data /app/reports
 VOLUME ["/data"]
 USER node
 EXPOSE 4010

@@ -1,6 +1,7 @@
 import pactum from 'pactum';
 import type { Target } from '../target/types.js';
 import { type Observed, specOf, violations } from './conform.js';
+import { recordExercised, recordShape } from './record.js';
 import { redact, redactHeaders } from './redact.js';
 
 // pactum prints request/response dumps (Authorization included) at WARN on failure; the suite
@@ -99,6 +100,7 @@ export async function call(t: Target, req: Req): Promise<Res> {
     console.warn(`${req.op}: 429, honouring Retry-After (${waitMs} ms) before retry ${retry + 1}/3`);
     res = await once(t, req, url);
   }
+  recordShape(req.op, res);
   if (res.status !== req.expect) {
     throw new ContractViolation(
       `${req.op}: expected HTTP ${req.expect}, got ${res.status}` +
@@ -113,6 +115,7 @@ export async function call(t: Target, req: Req): Promise<Res> {
         `\n  response headers: ${redact(JSON.stringify(redactHeaders(res.headers)))}`,
     );
   }
+  recordExercised(req.op, res.status);
   return res;
 }
 

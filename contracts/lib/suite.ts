@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, it, type TestContext } from 'vitest';
 import { openTarget } from '../target/index.js';
 import type { DeviceRef, DeviceState, Target } from '../target/types.js';
-import { redactError } from './redact.js';
+import { startRecording } from './record.js';
+import { redact, redactError } from './redact.js';
 
 /**
  * Tags (declared in vitest.config.ts):
@@ -19,12 +20,37 @@ export interface ScenarioOptions {
 }
 
 let current: Target | undefined;
+/** Why the target could not be opened; every scenario of the file fails with it. */
+let openError: Error | undefined;
 
-/** One file's suite: opens the target (a fresh app on simulators) and closes it afterwards. */
+/** Raised in each scenario when the target was not reachable or could not be opened. */
+export class TargetUnavailable extends Error {
+  override name = 'TargetUnavailable';
+}
+
+/**
+ * One file's suite: opens the target (a fresh app on simulators) and closes it afterwards. When
+ * the runner's probe found the target unreachable (CONTRACT_UNREACHABLE), or opening it fails,
+ * nothing is attempted and every scenario fails with that reason: a failed hook would make
+ * vitest report the scenarios as skipped, which reads like a clean run.
+ */
 export function contractSuite(name: string, body: () => void): void {
   describe(name, () => {
     beforeAll(async () => {
-      current = await openTarget();
+      openError = undefined;
+      const unreachable = process.env.CONTRACT_UNREACHABLE;
+      if (unreachable) {
+        openError = new TargetUnavailable(unreachable);
+        return;
+      }
+      try {
+        current = await openTarget();
+      } catch (e) {
+        const cause = (e as Error & { cause?: Error }).cause?.message;
+        openError = new TargetUnavailable(
+          redact(`could not open the target: ${(e as Error).message}${cause ? ` (${cause})` : ''}`),
+        );
+      }
     }, 30_000);
     afterAll(async () => {
       await current?.close();
@@ -51,8 +77,10 @@ export function scenario(
 ): void {
   const needs = opts.needs ?? [];
   it(name, { tags: tagsFor(needs), ...(opts.timeout ? { timeout: opts.timeout } : {}) }, async (ctx) => {
+    if (openError) throw openError;
     const t = current;
-    if (!t) throw new Error('contract target is not open (did openTarget fail? see the first error)');
+    if (!t) throw new TargetUnavailable('contract target is not open');
+    startRecording(ctx.task.meta);
     if (needs.includes('control') && !t.control)
       ctx.skip(`needs the control API to arrange state; not available on the ${t.kind} target`);
     if (needs.includes('mutates') && !t.mutationsAllowed)

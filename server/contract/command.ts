@@ -1,25 +1,32 @@
 import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { ContractSettingsError, checkSettings } from '../../contracts/target/settings.js';
+import { ContractSettingsError } from '../../contracts/target/settings.js';
 import { fromRoot } from '../core/root.js';
-import { addSkipReasons } from './junitNotes.js';
+import { compareRuns } from './drift.js';
+import { type Plan, plan, type RunPlan, vitestArgs } from './plan.js';
+import { probe, targetUrl } from './probe.js';
 
 export const contractHelp = `Usage: partner-sim contract [options] [-- vitest file/name filters]
 
-Runs the contract suite (contracts/*.test.ts) against a target; every response is checked
-against openapi.yaml. Writes JUnit XML and a readable summary under the reports folder.
+Runs the contract suite against a target; every response is checked against openapi.yaml.
+Writes a readable summary (with the status coverage index), contract-results.json and JUnit
+XML under the reports folder. An unreachable target fails the run (exit 1).
 
 Options:
-  --target <sim|url|live>   sim: an in-process simulator (default) [env CONTRACT_TARGET]
-                            url: a running simulator at --base-url
+  --target <sim|url|live|URL>
+                            sim: an in-process simulator (default) [env CONTRACT_TARGET]
+                            url: a running simulator at --base-url (a URL here means the same)
                             live: the real regional service (only live-safe scenarios)
   --base-url <url>          root of the target, e.g. http://127.0.0.1:4010 [env CONTRACT_BASE_URL]
   --region <us|jp>          region (live host, or the simulator's /jp mount) [env CONTRACT_REGION]
   --live                    same as --target live
   --allow-mutations         live: also run scenarios that bind/unbind/sign devices
                             [env CONTRACT_ALLOW_MUTATIONS=1]
-  --reports-dir <dir>       where reports go (default: reports) [env CONTRACT_REPORTS_DIR]
+  --compare <sim|live|URL>  drift check: run the live-safe scenarios against --target and this
+                            target, and report per operation where the answers differ in shape
+                            (status, fields present or missing, types, error body form; never
+                            values) in contract-drift.md / .json. Exit 0 with the report.
+  --fail-on-drift           with --compare: exit 1 when any drift is found
+  --reports-dir <dir>       where reports go (default: ./reports) [env CONTRACT_REPORTS_DIR]
   --help                    show this help
 
 Live target settings (environment): PARTNER_CLIENT_ID, PARTNER_SECRET_KEY, PARTNER_API_KEY,
@@ -27,7 +34,7 @@ PARTNER_USER_ID (required); CONTRACT_SN_BOUND_OTHER, CONTRACT_SN_UNBOUND,
 CONTRACT_SN_NEVER_BOUND, CONTRACT_SN_UNKNOWN (device serials per state; scenarios needing an
 unset one are skipped with the reason); CONTRACT_AUDIO_URL (audio for transcription);
 CONTRACT_RATE_PER_SECOND (default 2). url target: CONTRACT_ADMIN_TOKEN if the simulator
-requires one.
+requires one. CONTRACT_PROBE_TIMEOUT_MS: reachability probe timeout (default 5000).
 `;
 
 export interface RunOptions {
@@ -36,58 +43,51 @@ export interface RunOptions {
   onOutput?: (chunk: string) => void;
 }
 
-/** The vitest command line and environment for a contract run (exported for tests). */
-export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv): { args: string[]; env: NodeJS.ProcessEnv } {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      target: { type: 'string' },
-      'base-url': { type: 'string' },
-      region: { type: 'string' },
-      live: { type: 'boolean' },
-      'allow-mutations': { type: 'boolean' },
-      'reports-dir': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const env: NodeJS.ProcessEnv = { ...baseEnv };
-  if (values.live) env.CONTRACT_TARGET = 'live';
-  if (values.target) env.CONTRACT_TARGET = values.target;
-  if (values['base-url']) env.CONTRACT_BASE_URL = values['base-url'];
-  if (values.region) env.CONTRACT_REGION = values.region;
-  if (values['allow-mutations']) env.CONTRACT_ALLOW_MUTATIONS = '1';
-  env.CONTRACT_TARGET ??= 'sim';
-  const reports = resolve(values['reports-dir'] ?? env.CONTRACT_REPORTS_DIR ?? fromRoot('reports'));
-  env.CONTRACT_REPORTS_DIR = reports;
-  checkSettings(env);
-  const args = [
-    fromRoot('node_modules', 'vitest', 'vitest.mjs'),
-    'run',
-    '--project',
-    'contracts',
-    '--reporter=default',
-    '--reporter=junit',
-    `--outputFile.junit=${join(reports, 'contract-junit.xml')}`,
-    `--reporter=${fromRoot('contracts', 'reporter', 'summaryReporter.ts')}`,
-  ];
-  // On live only what is safe is even selected; the scenarios also skip themselves at run time.
-  if (env.CONTRACT_TARGET === 'live') {
-    const mutations = env.CONTRACT_ALLOW_MUTATIONS === '1' || env.CONTRACT_ALLOW_MUTATIONS === 'true';
-    args.push(`--tags-filter=${mutations ? 'live-safe || mutates' : 'live-safe'}`);
+/** One vitest child for one target; resolves with its exit code (1 when the target is unreachable). */
+async function runOne(
+  p: Plan,
+  run: RunPlan,
+  opts: RunOptions,
+): Promise<{ code: number; unreachable: boolean }> {
+  const err = opts.onOutput ?? ((s: string) => process.stderr.write(s));
+  const url = targetUrl(run.env);
+  const env = { ...run.env };
+  let unreachable = false;
+  if (url) {
+    const timeoutMs = Number(env.CONTRACT_PROBE_TIMEOUT_MS ?? 5000);
+    const reason = await probe(url, timeoutMs);
+    if (reason) {
+      unreachable = true;
+      const line = `target unreachable: ${url}: ${reason}`;
+      err(`partner-sim contract: ${line}\n`);
+      // The scenarios still run, each failing at once with this line, so every report says so.
+      env.CONTRACT_UNREACHABLE = line;
+    }
   }
-  args.push(...positionals);
-  return { args, env };
+  const child = spawn(process.execPath, vitestArgs(p, { defaultReporter: !unreachable }), {
+    cwd: fromRoot(),
+    env,
+    stdio: opts.onOutput ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+  });
+  if (opts.onOutput) {
+    child.stdout?.on('data', (d: Buffer) => opts.onOutput!(d.toString()));
+    child.stderr?.on('data', (d: Buffer) => opts.onOutput!(d.toString()));
+  }
+  const code = await new Promise<number>((done, fail) => {
+    child.on('error', fail);
+    child.on('close', (c, signal) => done(c ?? (signal ? 1 : 0)));
+  });
+  return { code: unreachable ? 1 : code, unreachable };
 }
 
-/** Run the suite in a child vitest process; resolves with its exit code (2 for bad settings). */
+/** `partner-sim contract`: resolves with the exit code (2 for bad settings). */
 export async function runContract(argv: string[], opts: RunOptions = {}): Promise<number> {
   const out = opts.onOutput ?? ((s: string) => process.stdout.write(s));
   if (argv.includes('--help') || argv.includes('-h')) {
     out(contractHelp);
     return 0;
   }
-  let planned: ReturnType<typeof plan>;
+  let planned: Plan;
   try {
     planned = plan(argv, opts.env ?? process.env);
   } catch (e) {
@@ -100,19 +100,12 @@ export async function runContract(argv: string[], opts: RunOptions = {}): Promis
     }
     throw e;
   }
-  const child = spawn(process.execPath, planned.args, {
-    cwd: fromRoot(),
-    env: planned.env,
-    stdio: opts.onOutput ? ['ignore', 'pipe', 'pipe'] : 'inherit',
-  });
-  if (opts.onOutput) {
-    child.stdout?.on('data', (d: Buffer) => opts.onOutput!(d.toString()));
-    child.stderr?.on('data', (d: Buffer) => opts.onOutput!(d.toString()));
-  }
-  const code = await new Promise<number>((done, fail) => {
-    child.on('error', fail);
-    child.on('close', (c, signal) => done(c ?? (signal ? 1 : 0)));
-  });
-  await addSkipReasons(planned.env.CONTRACT_REPORTS_DIR!);
-  return code;
+  const results = [];
+  for (const run of planned.runs) results.push(await runOne(planned, run, opts));
+  if (!planned.compare) return results[0]?.code ?? 1;
+  // Scenario failures are expected when two targets differ: the drift report is the result.
+  if (results.some((r) => r.unreachable)) return 1;
+  const [main, other] = planned.runs as [RunPlan, RunPlan];
+  const drift = await compareRuns(main.reports, other.reports, planned.reports, out);
+  return planned.failOnDrift && drift > 0 ? 1 : 0;
 }

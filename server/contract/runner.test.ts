@@ -42,7 +42,9 @@ describe('partner-sim contract (runner)', () => {
         },
       }),
     ).toBe(0);
-    expect(out).toContain('--target <sim|url|live>');
+    expect(out).toContain('--target <sim|url|live|URL>');
+    expect(out).toContain('--compare <sim|live|URL>');
+    expect(out).toContain('--fail-on-drift');
     expect(out).toContain('PARTNER_CLIENT_ID');
   });
 

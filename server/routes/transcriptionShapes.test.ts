@@ -68,11 +68,11 @@ describe('one-form shapes', () => {
     expect(resultsReader(body.data)).toEqual([]);
   });
 
-  it('live (app switch) answers results[] only and validates; the app switch wins over the flag', async () => {
+  it('live (app switch) answers the live fields (results[], no segments) and validates; the app switch wins over the flag', async () => {
     const app = (await http('POST', `${sim().admin}/apps`, { json: { result_shape: 'live' } })).body;
     const body = await finished(sim(), app);
     expectValidTask(body);
-    expect(Object.keys(body.data)).toEqual(['results']);
+    expect(Object.keys(body.data).sort()).toEqual(['duration', 'language', 'results', 'text']);
     const s = await start({ transcriptionDelay: DELAY, resultShape: 'live' });
     const both = (await http('POST', `${s.admin}/apps`, { json: { result_shape: 'both' } })).body;
     const data = (await finished(s, both)).data;

@@ -394,7 +394,7 @@ export interface paths {
          *     duration, segments[]}` (`TranscriptionResult`) plus the live-observed `results[]`, so
          *     every known client finds the transcript; `spec` gives the seed's fields only; `live`
          *     (the application's `result_shape` quirk switch or `--result-shape live`) the shape seen
-         *     on the live service, `{results[], embeddings?}` (`LiveTranscriptionResult`). A task is
+         *     on the live service, `{text, language, duration, results[], embeddings?}` (`LiveTranscriptionResult`). A task is
          *     only visible to the client that created it; results are kept 7 days after the task
          *     finished (`--result-retention`), then the task answers 404 as an unknown id does.
          */
@@ -739,8 +739,22 @@ export interface components {
             language: string;
             language_probability: number;
         };
-        /** @description Result shape the live service was seen returning (quirk switch `result_shape=live`). */
+        /**
+         * @description Result shape of the live service (quirk switch `result_shape=live`): the machine-readable
+         *     transcription spec shows `{text, language, duration, results[], embeddings}`, with the
+         *     language as its primary subtag (live docs; see docs/fidelity.md).
+         */
         LiveTranscriptionResult: {
+            /** @description The whole transcript. */
+            text: string;
+            /**
+             * @description Primary language subtag, e.g. `en`.
+             * @example en
+             * @example ja
+             */
+            language: string;
+            /** @description Audio duration in seconds. */
+            duration: number;
             results: components["schemas"]["LiveSegments"];
             embeddings?: components["schemas"]["SpeakerEmbeddings"];
         };

@@ -41,9 +41,13 @@ export function shapeResult(h: Heard, shape: ResultShape): Result {
     language: short,
     language_probability: s.language_probability,
   }));
-  if (shape === 'live') return { results, ...embeddingsBy(h, 'speaker_id') } satisfies LiveResult;
+  const text = h.segments.map((s) => s.text).join(' ');
+  if (shape === 'live') {
+    const live: LiveResult = { text, language: short, duration: h.duration, results };
+    return { ...live, ...embeddingsBy(h, 'speaker_id') };
+  }
   const spec: SpecResult = {
-    text: h.segments.map((s) => s.text).join(' '),
+    text,
     language: h.language,
     duration: h.duration,
     segments: h.segments.map((s) => ({ start: s.start, end: s.end, text: s.text, speaker: s.speaker })),

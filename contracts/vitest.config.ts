@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+// The contract suite's one vitest config: the repository's `npm test` uses it as a project, and
+// `partner-sim contract` points vitest at it explicitly. It is compiled with the scenarios
+// (dist/contracts), so an installed package runs the compiled `.test.js` files next to it and a
+// checkout runs the `.test.ts` sources; the root is this file's folder either way.
+export default defineConfig({
+  test: {
+    name: 'contracts',
+    include: ['*.test.{ts,js}'],
+    testTimeout: 60_000,
+    fileParallelism: false,
+    // An installed package lives under node_modules: let vite transform the scenarios anyway.
+    server: { deps: { inline: [/partner-sim/] } },
+    // Scenario tags (lib/suite.ts); `partner-sim contract --live` filters on them.
+    tags: [
+      { name: 'live-safe', description: 'safe against the live service' },
+      { name: 'mutates', description: 'changes real state; live only with CONTRACT_ALLOW_MUTATIONS=1' },
+      { name: 'arranged', description: 'needs the simulator control API' },
+    ],
+  },
+});

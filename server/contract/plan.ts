@@ -1,0 +1,124 @@
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ContractSettingsError, checkSettings } from '../../contracts/target/settings.js';
+import { fromRoot } from '../core/root.js';
+
+/**
+ * Where the suite lives. The compiled CLI (dist/server/contract/*.js, also in an installed
+ * package or the Docker image) runs the compiled scenarios in dist/contracts; run from the
+ * sources (this repository's tests) it runs contracts/*.test.ts, so a test never checks a stale
+ * build. vitest is resolved the way Node resolves this module's imports, so a hoisted install
+ * (node_modules/vitest next to node_modules/partner-sim) is found too.
+ */
+export function suiteFiles(): { vitestCli: string; config: string; reporter: string; loader: string } {
+  const compiled = import.meta.url.endsWith('.js');
+  const dir = compiled ? fromRoot('dist', 'contracts') : fromRoot('contracts');
+  const ext = compiled ? 'js' : 'ts';
+  return {
+    vitestCli: join(dirname(fileURLToPath(import.meta.resolve('vitest/package.json'))), 'vitest.mjs'),
+    config: join(dir, `vitest.config.${ext}`),
+    reporter: join(dir, 'reporter', `summaryReporter.${ext}`),
+    // Plain JS is imported as is: nothing written next to it (the image's /app is read-only).
+    loader: compiled ? 'native' : 'bundle',
+  };
+}
+
+export interface RunPlan {
+  env: NodeJS.ProcessEnv;
+  reports: string;
+}
+
+export interface Plan {
+  runs: RunPlan[];
+  /** The reports folder (with --compare: holds main/, compare/ and the drift report). */
+  reports: string;
+  filters: string[];
+  /** Only live-safe scenarios (live target, or a drift comparison). */
+  tagsFilter: string | undefined;
+  compare: boolean;
+  failOnDrift: boolean;
+}
+
+/** `sim`, `url`, `live`, or a URL (shorthand for `url` with that base URL). */
+function targetEnv(value: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (/^https?:\/\//i.test(value)) return { ...env, CONTRACT_TARGET: 'url', CONTRACT_BASE_URL: value };
+  return { ...env, CONTRACT_TARGET: value };
+}
+
+/** Read the command line and environment into one run (or two with --compare); throws on bad settings. */
+export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv): Plan {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      target: { type: 'string' },
+      'base-url': { type: 'string' },
+      region: { type: 'string' },
+      live: { type: 'boolean' },
+      'allow-mutations': { type: 'boolean' },
+      'reports-dir': { type: 'string' },
+      compare: { type: 'string' },
+      'fail-on-drift': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  let env: NodeJS.ProcessEnv = { ...baseEnv };
+  if (values.live) env.CONTRACT_TARGET = 'live';
+  if (values['base-url']) env.CONTRACT_BASE_URL = values['base-url'];
+  if (values.target) env = targetEnv(values.target, env);
+  if (values.region) env.CONTRACT_REGION = values.region;
+  if (values['allow-mutations']) env.CONTRACT_ALLOW_MUTATIONS = '1';
+  env.CONTRACT_TARGET ??= 'sim';
+  const reports = resolve(values['reports-dir'] ?? env.CONTRACT_REPORTS_DIR ?? 'reports');
+  if (values['fail-on-drift'] && !values.compare)
+    throw new ContractSettingsError('--fail-on-drift needs --compare <target>');
+  const runs: RunPlan[] = [];
+  if (values.compare) {
+    // Both runs record response shapes; only live-safe scenarios, so live can be either side.
+    const compareEnv = targetEnv(values.compare, { ...env, CONTRACT_BASE_URL: undefined });
+    const main = join(reports, 'main');
+    const other = join(reports, 'compare');
+    runs.push({
+      env: { ...env, CONTRACT_REPORTS_DIR: main, CONTRACT_RECORD_SHAPES: '1' },
+      reports: main,
+    });
+    runs.push({
+      env: { ...compareEnv, CONTRACT_REPORTS_DIR: other, CONTRACT_RECORD_SHAPES: '1' },
+      reports: other,
+    });
+  } else {
+    runs.push({ env: { ...env, CONTRACT_REPORTS_DIR: reports }, reports });
+  }
+  for (const r of runs) checkSettings(r.env);
+  const live = runs.some((r) => r.env.CONTRACT_TARGET === 'live');
+  const mutations = env.CONTRACT_ALLOW_MUTATIONS === '1' || env.CONTRACT_ALLOW_MUTATIONS === 'true';
+  // On live only what is safe is even selected; the scenarios also skip themselves at run time.
+  const tagsFilter = values.compare
+    ? 'live-safe'
+    : live
+      ? mutations
+        ? 'live-safe || mutates'
+        : 'live-safe'
+      : undefined;
+  return {
+    runs,
+    reports,
+    filters: positionals,
+    tagsFilter,
+    compare: Boolean(values.compare),
+    failOnDrift: Boolean(values['fail-on-drift']),
+  };
+}
+
+/** The vitest command line of one run. */
+export function vitestArgs(p: Plan, opts: { defaultReporter: boolean }): string[] {
+  const files = suiteFiles();
+  const args = [files.vitestCli, 'run', '--root', dirname(files.config), '--config', files.config];
+  // No results cache: it would be written under the (possibly read-only) install.
+  args.push('--configLoader', files.loader, '--no-cache');
+  if (opts.defaultReporter) args.push('--reporter=default');
+  args.push(`--reporter=${files.reporter}`);
+  if (p.tagsFilter) args.push(`--tags-filter=${p.tagsFilter}`);
+  return [...args, ...p.filters];
+}

@@ -1,0 +1,163 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { create } from 'xmlbuilder2';
+import { shapeOf } from '../../contracts/lib/record.js';
+import { coverageIndex, renderCoverage } from '../../contracts/reporter/coverage.js';
+import { renderJunit } from '../../contracts/reporter/junit.js';
+import type { ScenarioResult } from '../../contracts/reporter/summaryReporter.js';
+import { diffShapes, driftBetween, renderDrift } from './drift.js';
+import { probe } from './probe.js';
+
+const servers: Server[] = [];
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  for (const s of servers.splice(0)) await new Promise((done) => s.close(done));
+});
+
+/** A TCP server on 127.0.0.1 port 0 doing `onSocket` with each connection. */
+async function tcp(onSocket: (s: Socket) => void): Promise<number> {
+  const server = createServer((s) => {
+    sockets.push(s);
+    onSocket(s);
+  });
+  servers.push(server);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return (server.address() as { port: number }).port;
+}
+
+describe('coverage index', () => {
+  it('lists every declared status per operation, marks the exercised ones, and totals them', () => {
+    const index = coverageIndex([
+      'getDeviceBinding 200',
+      'getDeviceBinding 404',
+      'getDeviceBinding 404',
+      'x 200',
+    ]);
+    const binding = index.operations.find((o) => o.operation === 'getDeviceBinding')!;
+    expect(binding.statuses.map((s) => s.status)).toEqual(['200', '401', '403', '404', '422', '429']);
+    expect(binding.statuses.filter((s) => s.exercised).map((s) => s.status)).toEqual(['200', '404']);
+    expect(binding.exercised).toBe(2);
+    expect(index.exercised).toBe(2);
+    expect(index.declared).toBe(index.operations.reduce((n, o) => n + o.declared, 0));
+    expect(index.percent).toBe(Math.round((2 / index.declared) * 1000) / 10);
+    const md = renderCoverage(index).join('\n');
+    expect(md).toMatch(/getDeviceBinding +200 ✓ 401 ✗ 403 ✗ 404 ✓ 422 ✗ 429 ✗ {2}\(2\/6\)/);
+    expect(md).toContain(`2/${index.declared} declared responses exercised`);
+  });
+});
+
+describe('JUnit from the reporter data', () => {
+  const results: ScenarioResult[] = [
+    { file: 'a.test.ts', name: 'a > ok <&"x">', tags: ['live-safe'], state: 'passed', durationMs: 12 },
+    {
+      file: 'a.test.ts',
+      name: 'a > down',
+      tags: ['live-safe'],
+      state: 'failed',
+      failureType: 'TargetUnavailable',
+      reason: 'target unreachable: http://127.0.0.1:1: connect ECONNREFUSED',
+      durationMs: 0,
+    },
+    {
+      file: 'b.test.ts',
+      name: 'b > skip',
+      tags: ['arranged'],
+      state: 'skipped',
+      reason: 'needs <control>',
+      durationMs: 0,
+    },
+  ];
+  it('is well-formed XML with failures, skip reasons and coverage properties', () => {
+    const xml = renderJunit(results, 'url (http://127.0.0.1:1)', coverageIndex(['getPartnerToken 200']));
+    const doc = create(xml).end({ format: 'object' }) as {
+      testsuites: { '@tests': string; '@failures': string; testsuite: Record<string, unknown>[] };
+    };
+    expect(doc.testsuites['@tests']).toBe('3');
+    expect(doc.testsuites['@failures']).toBe('1');
+    expect(xml).toContain('name="a &gt; ok &lt;&amp;&quot;x&quot;&gt;"');
+    expect(xml).toContain(
+      '<failure message="failed: target unreachable: http://127.0.0.1:1: connect ECONNREFUSED" type="TargetUnavailable">',
+    );
+    expect(xml).toContain('<skipped message="needs &lt;control&gt;"/>');
+    expect(xml).toMatch(
+      /<property name="coverage.getPartnerToken" value="200 ✓ 401 ✗ 422 ✗ 429 ✗ {2}\(1\/4\)"\/>/,
+    );
+    expect(xml).toContain('<property name="target" value="url (http://127.0.0.1:1)"/>');
+  });
+});
+
+describe('response shapes and drift', () => {
+  const json = { 'content-type': 'application/json' };
+  const shape = (status: number, body: unknown) =>
+    shapeOf('getTranscription', { status, headers: json, text: JSON.stringify(body), body });
+  it('keeps paths and types, never values', () => {
+    const s = shape(200, { id: 't1', data: { results: [{ start: 1.5, text: 'secret words' }] }, n: 3 });
+    expect(s.fields).toEqual({
+      '/id': 'string',
+      '/data': 'object',
+      '/data/results': 'array',
+      '/data/results[]': 'object',
+      '/data/results[]/start': 'number',
+      '/data/results[]/text': 'string',
+      '/n': 'integer',
+    });
+    expect(JSON.stringify(s)).not.toContain('secret words');
+    expect(shapeOf('x', { status: 404, headers: {}, text: '' }).form).toBe('empty');
+  });
+  it('reports status, error form, missing and extra fields and types', () => {
+    expect(diffShapes(shape(404, { detail: 'X' }), shape(200, {}), 's')[0]).toMatchObject({
+      kind: 'status',
+      main: '404',
+      compare: '200',
+    });
+    const form = diffShapes(
+      shape(401, { detail: 'X', message: 'm' }),
+      shape(401, { code: 1, message: 'm' }),
+      's',
+    );
+    expect(form).toEqual([
+      expect.objectContaining({ kind: 'error form', main: '{detail,message}', compare: '{code,message}' }),
+    ]);
+    const body = diffShapes(shape(200, { a: 1, b: 'x' }), shape(200, { a: '1', c: true }), 's');
+    expect(body.map((d) => `${d.kind} ${d.field ?? ''} ${d.main}/${d.compare}`)).toEqual([
+      'body form  {a,b}/{a,c}',
+      'type /a integer/string',
+      'only in main /b string/-',
+      'only in compare /c -/boolean',
+    ]);
+  });
+  it('pairs steps per scenario, dedupes, and renders a table', () => {
+    const run = (target: string, s: ReturnType<typeof shape>[]) => ({
+      target,
+      results: [
+        { file: 'f', name: 'one', tags: [], state: 'passed' as const, durationMs: 0, shapes: s },
+        { file: 'f', name: 'two', tags: [], state: 'passed' as const, durationMs: 0, shapes: s },
+      ],
+    });
+    const report = driftBetween(
+      run('sim', [shape(200, { a: 1 }), shape(404, { detail: 'x' })]),
+      run('url', [shape(200, { a: 1 }), shape(404, { code: 4, message: 'x' })]),
+    );
+    expect(report.compared).toEqual({ getTranscription: 4 });
+    expect(report.drift).toHaveLength(1);
+    const md = renderDrift(report);
+    expect(md).toContain('| getTranscription | 404 | error form |  | {detail} | {code,message} |');
+    expect(renderDrift(driftBetween(run('a', [shape(200, {})]), run('b', [shape(200, {})])))).toContain(
+      'No drift',
+    );
+  });
+});
+
+describe('reachability probe', () => {
+  it('names a refused connection, a TLS failure and a silent target', async () => {
+    const closed = await tcp(() => {});
+    await new Promise((done) => servers.pop()!.close(done));
+    expect(await probe(`http://127.0.0.1:${closed}`, 2000)).toMatch(/ECONNREFUSED 127\.0\.0\.1/);
+    const plain = await tcp((s) => s.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'));
+    expect(await probe(`http://127.0.0.1:${plain}`, 2000)).toBeUndefined();
+    expect(await probe(`https://127.0.0.1:${plain}`, 2000)).toBe('TLS error ERR_SSL_WRONG_VERSION_NUMBER');
+    const silent = await tcp(() => {});
+    expect(await probe(`http://127.0.0.1:${silent}`, 200)).toBe('no answer within 200 ms');
+  });
+});
