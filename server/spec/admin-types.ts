@@ -592,6 +592,67 @@ export interface components {
         };
     };
     responses: {
+        /** @description The request could not be read: malformed percent-encoding in the path (`InvalidURI`), or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "InvalidURI",
+                 *       "message": "Malformed percent-encoding in the URL"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The request body is over 1 MB (`REQUEST_TOO_LARGE`). */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "REQUEST_TOO_LARGE",
+                 *       "message": "Request body is too large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The body's charset or Content-Encoding cannot be decoded (`UNSUPPORTED_ENCODING`). */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "UNSUPPORTED_ENCODING",
+                 *       "message": "unsupported charset \"UTF-16\""
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The request line and headers are over Node's limit (16 KB): answered before any routing, with `Connection: close` (`HEADERS_TOO_LARGE`). */
+        HeadersTooLarge: {
+            headers: {
+                Connection: components["headers"]["ConnectionClose"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "HEADERS_TOO_LARGE",
+                 *       "message": "Request header fields too large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The simulator enforces an admin token and none or a wrong one was sent (`ADMIN_TOKEN_REQUIRED`). */
         AdminUnauthorized: {
             headers: {
@@ -660,7 +721,10 @@ export interface components {
         SerialNumberPath: components["schemas"]["SerialNumber"];
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The server closes the connection after this answer. */
+        ConnectionClose: "close";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -685,6 +749,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             /** @description No app with this `client_id` (`APP_NOT_FOUND`). */
             404: {
@@ -701,7 +766,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     listApps: {
@@ -736,6 +804,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     createPartnerApp: {
@@ -778,6 +847,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerApp"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             /** @description An app with this `client_id` exists (`APP_EXISTS`). */
             409: {
@@ -794,7 +864,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getClock: {
@@ -823,6 +896,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     setClock: {
@@ -854,8 +928,12 @@ export interface operations {
                     "application/json": components["schemas"]["ClockState"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     listDevices: {
@@ -894,6 +972,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getDevice: {
@@ -927,9 +1006,11 @@ export interface operations {
                     "application/json": components["schemas"]["Device"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["DeviceNotFound"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     putDevice: {
@@ -974,8 +1055,12 @@ export interface operations {
                     "application/json": components["schemas"]["Device"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     deleteDevice: {
@@ -997,9 +1082,11 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["DeviceNotFound"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     listTranscriptions: {
@@ -1035,6 +1122,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     forceTranscription: {
@@ -1078,6 +1166,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminTranscription"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             /** @description No such task (`TRANSCRIPTION_NOT_FOUND`). */
             404: {
@@ -1094,7 +1183,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     listFaults: {
@@ -1133,6 +1225,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     createFault: {
@@ -1174,8 +1267,12 @@ export interface operations {
                     "application/json": components["schemas"]["Fault"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     clearFaults: {
@@ -1198,6 +1295,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     deleteFault: {
@@ -1218,6 +1316,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             /** @description No such rule (`FAULT_NOT_FOUND`). */
             404: {
@@ -1234,6 +1333,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     listRequests: {
@@ -1287,6 +1387,7 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     clearRequests: {
@@ -1309,6 +1410,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getHealth: {
@@ -1338,6 +1440,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getAdminSpec: {
@@ -1359,6 +1462,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
 }
