@@ -592,6 +592,21 @@ export interface components {
         };
     };
     responses: {
+        /** @description The simulator failed on this request (`INTERNAL_ERROR`): a bug, logged with its cause; never a client's mistake. */
+        ServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "INTERNAL_ERROR",
+                 *       "message": "The simulator failed on this request; see its log"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The request could not be read: malformed percent-encoding in the path (`InvalidURI`), or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
         BadRequest: {
             headers: {
@@ -770,6 +785,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listApps: {
@@ -805,6 +821,7 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createPartnerApp: {
@@ -868,6 +885,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getClock: {
@@ -897,6 +915,7 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     setClock: {
@@ -934,6 +953,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listDevices: {
@@ -973,6 +993,7 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getDevice: {
@@ -1011,6 +1032,7 @@ export interface operations {
             404: components["responses"]["DeviceNotFound"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     putDevice: {
@@ -1061,6 +1083,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteDevice: {
@@ -1087,6 +1110,7 @@ export interface operations {
             404: components["responses"]["DeviceNotFound"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listTranscriptions: {
@@ -1122,7 +1146,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     forceTranscription: {
@@ -1187,6 +1213,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listFaults: {
@@ -1225,7 +1252,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createFault: {
@@ -1273,6 +1302,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     clearFaults: {
@@ -1295,7 +1325,9 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteFault: {
@@ -1334,6 +1366,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listRequests: {
@@ -1388,6 +1421,7 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     clearRequests: {
@@ -1410,7 +1444,9 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["AdminUnauthorized"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getHealth: {
@@ -1441,6 +1477,7 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getAdminSpec: {
@@ -1463,6 +1500,7 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
 }

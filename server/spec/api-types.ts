@@ -775,6 +775,19 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Malformed percent-encoding in the path (`InvalidURI`). */
+        StorageBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example <?xml version="1.0" encoding="UTF-8"?>
+                 *     <Error><Code>InvalidURI</Code><Message>Malformed percent-encoding in the URL</Message><RequestId>0000000000000001</RequestId></Error>
+                 */
+                "application/xml": components["schemas"]["S3Error"];
+            };
+        };
         /** @description The request line and headers are over Node's limit (16 KB): answered before any routing, with `Connection: close`, as S3 XML (`RequestHeaderSectionTooLarge`). */
         StorageHeadersTooLarge: {
             headers: {
@@ -1511,6 +1524,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["StorageBadRequest"];
             431: components["responses"]["StorageHeadersTooLarge"];
         };
     };

@@ -34,9 +34,18 @@ beforeAll(async () => {
   contexts.set(apiSpec(), {
     spec: apiSpec(),
     prefix: '/developer/api',
-    authorizations: [basicAuth(DEMO_US.client_id, DEMO_US.secret_key).authorization!, `Bearer ${tokens.partner}`, `Bearer ${tokens.user}`],
+    authorizations: [
+      basicAuth(DEMO_US.client_id, DEMO_US.secret_key).authorization!,
+      `Bearer ${tokens.partner}`,
+      `Bearer ${tokens.user}`,
+    ],
     apiKeys: [{ id: DEMO_US.client_id, key: DEMO_US.api_key }],
-    known: { uploadPart: partUrls, uploadPartPreflight: partUrls, downloadFile: [fileUrl], headFile: [fileUrl] },
+    known: {
+      uploadPart: partUrls,
+      uploadPartPreflight: partUrls,
+      downloadFile: [fileUrl],
+      headFile: [fileUrl],
+    },
   });
   contexts.set(adminSpec(), {
     spec: adminSpec(),
@@ -82,6 +91,9 @@ describe('fuzzing the control API (admin.openapi.yaml)', () => {
 describe('after the fuzzing', () => {
   it('both instances still answer', async () => {
     expect((await http('GET', `${api.admin}/health`)).status).toBe(200);
-    expect((await http('GET', `${admin.admin}/health`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(200);
+    expect(
+      (await http('GET', `${admin.admin}/health`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }))
+        .status,
+    ).toBe(200);
   });
 });

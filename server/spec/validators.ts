@@ -132,12 +132,18 @@ export class SpecValidators {
     check(v.path, parts.params, 'path');
     check(v.query, parts.query, 'query');
     check(v.header, parts.headers, 'header');
+    // After coercion: ajv turns "1e400" into Infinity and accepts it as an integer.
+    issues.push(...nonFiniteIssues(parts.params, 'path'), ...nonFiniteIssues(parts.query, 'query'));
     if (v.bodies.size > 0) {
       if (!parts.hasBody) {
         if (v.bodyRequired) issues.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
       } else {
         const fn = (parts.contentType && v.bodies.get(parts.contentType)) || v.bodies.values().next().value;
-        check(fn, parts.body, 'body');
+        const infinite = nonFiniteIssues(parts.body, 'body');
+        // JSON.parse reads 1e400 as Infinity, which ajv takes for an integer and JSON
+        // cannot write back (it would be stored as null): refused before the schema.
+        if (infinite.length > 0) issues.push(...infinite);
+        else check(fn, parts.body, 'body');
       }
     }
     return issues;
@@ -180,6 +186,34 @@ export class SpecValidators {
     if (!fn || fn(body)) return [];
     return formatErrors(fn.errors ?? [], `${op.id} ${status} response body`);
   }
+}
+
+/**
+ * Numbers JSON cannot hold (Infinity, -Infinity, NaN) anywhere in `value`, as issues naming
+ * the field. Walks with an explicit stack, so a body nested 100,000 deep cannot overflow it.
+ */
+export function nonFiniteIssues(value: unknown, where: string, max = 10): ValidationIssue[] {
+  interface Node {
+    v: unknown;
+    key?: string | number;
+    up?: Node;
+  }
+  const out: ValidationIssue[] = [];
+  const stack: Node[] = [{ v: value }];
+  while (stack.length > 0 && out.length < max) {
+    const node = stack.pop()!;
+    const v = node.v;
+    if (typeof v === 'number' && !Number.isFinite(v)) {
+      const loc: (string | number)[] = [];
+      for (let n: Node | undefined = node; n?.key !== undefined; n = n.up) loc.unshift(n.key);
+      out.push({ loc: [where, ...loc], msg: 'Input should be a finite number', type: 'finite_number' });
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, up: node });
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v).reverse()) stack.push({ v: x, key: k, up: node });
+    }
+  }
+  return out;
 }
 
 export function formatErrors(errors: ErrorObject[], prefix: string): string[] {

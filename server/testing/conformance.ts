@@ -26,14 +26,21 @@ export function sendRaw(base: string, req: FuzzRequest): Promise<RawResponse> {
         method: req.method,
         path: req.path,
         // Node sends a GET's body without a length unless told: the server would read it as the next request.
-        headers: req.body === undefined ? req.headers : { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) },
+        headers:
+          req.body === undefined
+            ? req.headers
+            : { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) },
         agent,
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
         );
         res.on('error', reject);
       },
@@ -58,7 +65,8 @@ export function conformance(spec: SpecIndex, op: OperationInfo, res: RawResponse
   if (STACK_LINE.test(res.text)) out.push('answer holds a stack trace');
   if (res.text.includes(fromRoot())) out.push('answer names a path of the server');
   const declared = spec.response(op, res.status);
-  if (!declared) return [...out, `status ${res.status} is not declared for ${op.id}: ${res.text.slice(0, 200)}`];
+  if (!declared)
+    return [...out, `status ${res.status} is not declared for ${op.id}: ${res.text.slice(0, 200)}`];
   const type = String(res.headers['content-type'] ?? '') || undefined;
   if (op.method === 'head') return out;
   let body: unknown = res.text === '' ? undefined : res.text;
@@ -66,19 +74,26 @@ export function conformance(spec: SpecIndex, op: OperationInfo, res: RawResponse
     try {
       body = JSON.parse(res.text);
     } catch {
-      return [...out, `${op.id} ${res.status}: content type says JSON, body is not: ${res.text.slice(0, 100)}`];
+      return [
+        ...out,
+        `${op.id} ${res.status}: content type says JSON, body is not: ${res.text.slice(0, 100)}`,
+      ];
     }
   }
   out.push(...validatorsFor(spec).validateResponse(op, res.status, type, body));
   if (type?.includes('xml')) {
     const code = /<Code>([^<]*)<\/Code>/.exec(res.text)?.[1];
     const codes = s3ErrorCodes(spec);
-    if (code === undefined || !codes.includes(code)) out.push(`${op.id} ${res.status}: S3 error code ${code} not in the enum`);
+    if (code === undefined || !codes.includes(code))
+      out.push(`${op.id} ${res.status}: S3 error code ${code} not in the enum`);
   }
   return out;
 }
 
 function s3ErrorCodes(spec: SpecIndex): string[] {
-  const schemas = (spec.doc.components?.schemas ?? {}) as Record<string, { properties?: Record<string, { enum?: string[] }> }>;
+  const schemas = (spec.doc.components?.schemas ?? {}) as Record<
+    string,
+    { properties?: Record<string, { enum?: string[] }> }
+  >;
   return schemas.S3Error?.properties?.Code?.enum ?? [];
 }

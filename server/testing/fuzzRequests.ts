@@ -76,7 +76,9 @@ function fromSchema(spec: SpecIndex, raw: unknown, depth = 0): fc.Arbitrary<unkn
     case 'string':
       if (s.format === 'date-time') return fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
       return fc.oneof(
-        ...(Array.isArray(s.examples) && s.examples.length ? [fc.constantFrom(...(s.examples as unknown[]))] : []),
+        ...(Array.isArray(s.examples) && s.examples.length
+          ? [fc.constantFrom(...(s.examples as unknown[]))]
+          : []),
         fc.string({ maxLength: 40 }),
       );
     case 'integer':
@@ -98,7 +100,17 @@ const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').trim();
 const asText = (v: unknown) => (typeof v === 'string' ? v : unraw(JSON.stringify(v) ?? ''));
 
 // Malformed or hostile path segments, sent without further encoding.
-const rawSegments = fc.constantFrom('%zz', '%', '%E0%A4%A', '%C0%AF', '%00', '%2F', '%2e%2e', 'x'.repeat(5000), '%F0%9F%98%80');
+const rawSegments = fc.constantFrom(
+  '%zz',
+  '%',
+  '%E0%A4%A',
+  '%C0%AF',
+  '%00',
+  '%2F',
+  '%2e%2e',
+  'x'.repeat(5000),
+  '%F0%9F%98%80',
+);
 
 function paramValue(spec: SpecIndex, p: Parameter): fc.Arbitrary<string> {
   return fc.oneof(
@@ -122,7 +134,10 @@ function pathOf(ctx: FuzzContext, op: OperationInfo): fc.Arbitrary<string> {
       .map((p) =>
         fc.option(
           fc.oneof(
-            { weight: 4, arbitrary: paramValue(ctx.spec, p).map((v) => `${p.name}=${encodeURIComponent(v)}`) },
+            {
+              weight: 4,
+              arbitrary: paramValue(ctx.spec, p).map((v) => `${p.name}=${encodeURIComponent(v)}`),
+            },
             { weight: 1, arbitrary: rawSegments.map((v) => `${p.name}=${v}`) },
             { weight: 1, arbitrary: fc.constant(`${p.name}=1&${p.name}=2`) },
           ),
@@ -153,7 +168,10 @@ export function hugeJsonBodies(): string[] {
   return hugeBodies;
 }
 
-function bodyOf(ctx: FuzzContext, op: OperationInfo): fc.Arbitrary<{ type?: string; body?: string | Uint8Array }> {
+function bodyOf(
+  ctx: FuzzContext,
+  op: OperationInfo,
+): fc.Arbitrary<{ type?: string; body?: string | Uint8Array }> {
   const rb = op.operation.requestBody
     ? ctx.spec.deref<{ content?: Record<string, { schema?: unknown }> }>(op.operation.requestBody)
     : undefined;
@@ -162,7 +180,12 @@ function bodyOf(ctx: FuzzContext, op: OperationInfo): fc.Arbitrary<{ type?: stri
     { weight: 4, arbitrary: fc.constantFrom(...(medias.length ? medias : ['application/json'])) },
     {
       weight: 1,
-      arbitrary: fc.constantFrom('application/json; charset=utf-16', 'text/plain', 'application/xml', 'a/b/c'),
+      arbitrary: fc.constantFrom(
+        'application/json; charset=utf-16',
+        'text/plain',
+        'application/xml',
+        'a/b/c',
+      ),
     },
   );
   const none = fc.constant({});
@@ -172,14 +195,20 @@ function bodyOf(ctx: FuzzContext, op: OperationInfo): fc.Arbitrary<{ type?: stri
   const value = schema ? fromSchema(ctx.spec, schema) : junk;
   const encoded = fc.tuple(type, value).map(([t, v]) => {
     if (!t.includes('urlencoded')) return { type: t, body: unraw(JSON.stringify(v) ?? 'null') };
-    const entries = v && typeof v === 'object' ? Object.entries(v) : [['value', v]];
-    return { type: t, body: new URLSearchParams(entries.map(([k, x]) => [k, asText(x)])).toString() };
+    const entries: [string, unknown][] = v && typeof v === 'object' ? Object.entries(v) : [['value', v]];
+    return {
+      type: t,
+      body: new URLSearchParams(entries.map(([k, x]): [string, string] => [k, asText(x)])).toString(),
+    };
   });
   return fc.oneof(
     { weight: medias.length ? 6 : 1, arbitrary: encoded },
     { weight: 2, arbitrary: none },
     { weight: 1, arbitrary: fc.record({ type, body: fc.constantFrom(...hugeJsonBodies()) }) },
-    { weight: 1, arbitrary: fc.record({ type, body: fc.constantFrom('{', '{"a":', 'null', '"s"', '[]', '\u0000') }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ type, body: fc.constantFrom('{', '{"a":', 'null', '"s"', '[]', '\u0000') }),
+    },
   );
 }
 
@@ -203,8 +232,12 @@ function headersOf(ctx: FuzzContext, op: OperationInfo): fc.Arbitrary<Record<str
     ),
   );
   const declared = op.parameters.filter((p) => p.in === 'header');
-  const own = fc.tuple(...declared.map((p) => fc.option(paramValue(ctx.spec, p).map((v) => [p.name, v] as const))));
-  const range = fc.option(fc.constantFrom('bytes=0-', 'bytes=-0', 'bytes=99999999999999999999-', 'bytes=a-b', 'bytes=0-1,2-3'));
+  const own = fc.tuple(
+    ...declared.map((p) => fc.option(paramValue(ctx.spec, p).map((v) => [p.name, v] as const))),
+  );
+  const range = fc.option(
+    fc.constantFrom('bytes=0-', 'bytes=-0', 'bytes=99999999999999999999-', 'bytes=a-b', 'bytes=0-1,2-3'),
+  );
   return fc.record({ authorization, apiKey, own, range }).map(({ authorization, apiKey, own, range }) => {
     const h: Record<string, string> = {};
     if (authorization != null) h.authorization = headerSafe(authorization);
@@ -232,7 +265,11 @@ export function requestsFor(ctx: FuzzContext, op: OperationInfo): fc.Arbitrary<F
       ...(r.body.body === undefined ? {} : { body: r.body.body }),
     };
     // Counterexamples print short: a 1 MB body would drown the report.
-    const shown = { ...req, path: short(req.path), body: typeof req.body === 'string' ? short(req.body) : req.body };
+    const shown = {
+      ...req,
+      path: short(req.path),
+      body: typeof req.body === 'string' ? short(req.body) : req.body,
+    };
     return Object.assign(req, { [fc.toStringMethod]: () => JSON.stringify(shown) });
   });
 }
