@@ -50,7 +50,7 @@ describe('hostile JSON bodies get a small 4xx JSON answer', () => {
       headers: { ...bearer(p.body.access_token), 'content-type': 'application/json' },
     });
     expect(r.status).toBe(422);
-    expect(r.body.detail[0]).toMatchObject({ loc: ['body', 'user_id'] });
+    expect(r.body.detail[0].loc.slice(0, 2)).toEqual(['body', 'user_id']);
     expect(r.text.length).toBeLessThan(10_000);
     const op = apiSpec().get('createUserToken');
     expect(validatorsFor(apiSpec()).validateResponse(op, 422, 'application/json', r.body)).toEqual([]);
@@ -105,6 +105,20 @@ describe('numbers JSON cannot hold are refused, not stored as null', () => {
     const r = await http('GET', `${sim.admin}/requests?limit=1e400`);
     expect(r.status).toBe(422);
     expect(r.body.detail.map((d: { loc: unknown }) => d.loc)).toContainEqual(['query', 'limit']);
+  });
+});
+
+describe('values nested too deep to serialise again are never stored', () => {
+  it('createFault with "body" nested 5,000 deep: 422 too_deep, nothing stored, the API unharmed', async () => {
+    const r = await http('POST', `${sim.admin}/faults`, {
+      raw: `{"operation":"getPartnerToken","status":503,"body":${deep5000}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0]).toMatchObject({ type: 'too_deep', ctx: { max_depth: 64 } });
+    expect(r.body.detail[0].loc.slice(0, 2)).toEqual(['body', 'body']);
+    expect((await http('GET', `${sim.admin}/faults`)).body).toEqual([]);
+    expect((await exchangeToken(sim.api, DEMO_US)).status).toBe(200);
   });
 });
 

@@ -133,16 +133,16 @@ export class SpecValidators {
     check(v.query, parts.query, 'query');
     check(v.header, parts.headers, 'header');
     // After coercion: ajv turns "1e400" into Infinity and accepts it as an integer.
-    issues.push(...nonFiniteIssues(parts.params, 'path'), ...nonFiniteIssues(parts.query, 'query'));
+    issues.push(...jsonLimitIssues(parts.params, 'path'), ...jsonLimitIssues(parts.query, 'query'));
     if (v.bodies.size > 0) {
       if (!parts.hasBody) {
         if (v.bodyRequired) issues.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
       } else {
         const fn = (parts.contentType && v.bodies.get(parts.contentType)) || v.bodies.values().next().value;
-        const infinite = nonFiniteIssues(parts.body, 'body');
-        // JSON.parse reads 1e400 as Infinity, which ajv takes for an integer and JSON
-        // cannot write back (it would be stored as null): refused before the schema.
-        if (infinite.length > 0) issues.push(...infinite);
+        const unstorable = jsonLimitIssues(parts.body, 'body');
+        // Refused before the schema: ajv would take Infinity for an integer, and recurse into
+        // (or let through) values nested too deep to ever be serialised again.
+        if (unstorable.length > 0) issues.push(...unstorable);
         else check(fn, parts.body, 'body');
       }
     }
@@ -188,29 +188,46 @@ export class SpecValidators {
   }
 }
 
+/** Deepest nesting a request body may have: far beyond any documented body, far below a stack's limit. */
+export const MAX_BODY_DEPTH = 64;
+
 /**
- * Numbers JSON cannot hold (Infinity, -Infinity, NaN) anywhere in `value`, as issues naming
- * the field. Walks with an explicit stack, so a body nested 100,000 deep cannot overflow it.
+ * What no schema states but every stored value needs: numbers JSON can hold (not Infinity or
+ * NaN, which JSON.parse makes of `1e400` and JSON.stringify writes back as null) and nesting
+ * at most MAX_BODY_DEPTH deep (a fault body nested 5,000 deep would be stored, then overflow
+ * the stack of every answer that serialises it). Issues name the field; an explicit stack
+ * walks the value, so a body nested 100,000 deep cannot overflow the walk itself.
  */
-export function nonFiniteIssues(value: unknown, where: string, max = 10): ValidationIssue[] {
+export function jsonLimitIssues(value: unknown, where: string, max = 10): ValidationIssue[] {
   interface Node {
     v: unknown;
+    depth: number;
     key?: string | number;
     up?: Node;
   }
   const out: ValidationIssue[] = [];
-  const stack: Node[] = [{ v: value }];
+  const locOf = (node: Node) => {
+    const loc: (string | number)[] = [];
+    for (let n: Node | undefined = node; n?.key !== undefined; n = n.up) loc.unshift(n.key);
+    return [where, ...loc];
+  };
+  const stack: Node[] = [{ v: value, depth: 0 }];
   while (stack.length > 0 && out.length < max) {
     const node = stack.pop()!;
-    const v = node.v;
+    const { v, depth } = node;
     if (typeof v === 'number' && !Number.isFinite(v)) {
-      const loc: (string | number)[] = [];
-      for (let n: Node | undefined = node; n?.key !== undefined; n = n.up) loc.unshift(n.key);
-      out.push({ loc: [where, ...loc], msg: 'Input should be a finite number', type: 'finite_number' });
+      out.push({ loc: locOf(node), msg: 'Input should be a finite number', type: 'finite_number' });
+    } else if (v !== null && typeof v === 'object' && depth >= MAX_BODY_DEPTH) {
+      const msg = `Input should be nested at most ${MAX_BODY_DEPTH} levels deep`;
+      out.push({ loc: locOf(node), msg, type: 'too_deep', ctx: { max_depth: MAX_BODY_DEPTH } });
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, up: node });
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], depth: depth + 1, key: i, up: node });
     } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v).reverse()) stack.push({ v: x, key: k, up: node });
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, x] = entries[i]!;
+        stack.push({ v: x, depth: depth + 1, key: k, up: node });
+      }
     }
   }
   return out;

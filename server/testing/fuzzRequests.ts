@@ -49,6 +49,7 @@ const weird = fc.constantFrom<unknown>(
   RAW('1e400'),
   RAW('-1e400'),
   RAW('123456789012345678901234567890'),
+  RAW(`${'['.repeat(5000)}${']'.repeat(5000)}`),
   true,
   null,
   [],
