@@ -10,7 +10,8 @@ import { s3ErrorXml } from './errorHandler.js';
  * follows on the socket cannot be trusted to start a request.
  */
 export function answerClientError(err: Error & { code?: string; rawPacket?: Buffer }, socket: Socket): void {
-  if (!socket.writable || err.code === 'ECONNRESET') {
+  // A client that went away, or one too slow to send its headers: nobody waits for an answer.
+  if (!socket.writable || err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     socket.destroy();
     return;
   }
