@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX, STORAGE_PREFIX } from '../app.js';
 import { startUpload, uploadAll } from '../storage/uploadClient.js';
 import { conformance, sendRaw } from '../testing/conformance.js';
-import { type FuzzContext, requestsFor } from '../testing/fuzzRequests.js';
+import { type FuzzContext, hostileExamples, requestsFor } from '../testing/fuzzRequests.js';
 import { basicAuth, DEMO_US, http, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 import { adminSpec, apiSpec, type OperationInfo, type SpecIndex } from './openapi.js';
@@ -72,7 +72,12 @@ async function fuzz(spec: SpecIndex, op: OperationInfo, server: TestServer) {
       const problems = conformance(spec, op, res);
       if (problems.length) throw new Error(`${req.method} ${req.path.slice(0, 200)}\n${problems.join('\n')}`);
     }),
-    { seed: SEED, numRuns: RUNS, endOnFailure: true },
+    {
+      seed: SEED,
+      numRuns: RUNS,
+      endOnFailure: true,
+      examples: hostileExamples(withPrefix, op).map((r) => [r] as [typeof r]),
+    },
   );
 }
 

@@ -252,6 +252,35 @@ function headersOf(ctx: FuzzContext, op: OperationInfo): fc.Arbitrary<Record<str
   });
 }
 
+/**
+ * Requests every run sends first, whatever the seed: each known hostile body class (a field
+ * holding 1e400, a field nested 5,000 deep, a body nested 100,000 deep) with each valid
+ * credential, so a few random runs cannot miss them.
+ */
+export function hostileExamples(ctx: FuzzContext, op: OperationInfo): FuzzRequest[] {
+  const rb = op.operation.requestBody
+    ? ctx.spec.deref<{ content?: Record<string, { schema?: unknown }> }>(op.operation.requestBody)
+    : undefined;
+  const media = Object.keys(rb?.content ?? {}).find((m) => m.includes('json'));
+  if (!media) return [];
+  const schema = ctx.spec.deref<SchemaObject>(rb?.content?.[media]?.schema);
+  const field = Object.keys(schema?.properties ?? {})[0] ?? 'x';
+  const bodies = [`{"${field}":1e400}`, `{"${field}":${hugeJsonBodies()[0]}}`, hugeJsonBodies()[1]!];
+  const path = `${ctx.prefix}${op.path.replace(/\{[^}]+\}/g, 'x')}`;
+  const key = ctx.apiKeys[0];
+  const keyHeaders: Record<string, string> = key
+    ? { 'x-client-id': key.id, 'x-client-api-key': key.key }
+    : {};
+  return ctx.authorizations.flatMap((authorization) =>
+    bodies.map((body) => ({
+      method: op.method.toUpperCase(),
+      path,
+      headers: { ...keyHeaders, authorization, 'content-type': media },
+      body,
+    })),
+  );
+}
+
 const short = (s: string) => (s.length > 300 ? `${s.slice(0, 300)}… (${s.length} chars)` : s);
 
 /** Arbitrary requests aimed at one operation: valid, half-valid and hostile parts mixed. */
