@@ -6,7 +6,7 @@ import { testConfig } from '../config.js';
 import { SimError } from '../core/errors.js';
 import { adminSpec, apiSpec } from '../spec/openapi.js';
 import { validatorsFor } from '../spec/validators.js';
-import { hugeJsonBodies } from '../testing/fuzzRequests.js';
+import { hugeJsonBodies } from '../testing/hostileBodies.js';
 import { bearer, DEMO_US, exchangeToken, http, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 import { errorHandler } from './errorHandler.js';
