@@ -72,13 +72,17 @@ export function createApp(deps: AppDeps): express.Express {
     validateRequests: false,
     beforeAuth: [...control.storage, ...(deps.hooks?.beforeAuth ?? [])],
   });
-  app.use(STORAGE_PREFIX, surface('storage'), storage, notFound);
+  // S3 names an unknown key NoSuchKey: the storage host speaks only codes of its enum.
+  const noSuchKey: RequestHandler = () => {
+    throw SimError.notFound('NoSuchKey', 'The specified key does not exist.');
+  };
+  app.use(STORAGE_PREFIX, surface('storage'), storage, noSuchKey);
 
   const api = Router();
   api.use(transcriptionSlashRedirects(config.publicUrl));
-  api.use(express.json({ limit: '1mb' }), express.urlencoded({ extended: false, limit: '1mb' }));
   mountOperations(api, apiSpec(), apiHandlers, {
     services,
+    bodyParsers: [express.json({ limit: '1mb' }), express.urlencoded({ extended: false, limit: '1mb' })],
     include: (op) => !op.storage,
     beforeAuth: deps.hooks?.beforeAuth,
     afterAuth: [...control.api, ...(deps.hooks?.afterAuth ?? [])],
@@ -89,8 +93,12 @@ export function createApp(deps: AppDeps): express.Express {
   const admin = Router();
   // Host, Origin, admin token and JSON-only checks run before any body is read.
   admin.use(adminGuard(config));
-  admin.use(express.json({ limit: '1mb' }));
-  mountOperations(admin, adminSpec(), adminHandlers, { services, include: () => true, authenticate: false });
+  mountOperations(admin, adminSpec(), adminHandlers, {
+    services,
+    include: () => true,
+    authenticate: false,
+    bodyParsers: [express.json({ limit: '1mb' })],
+  });
   admin.use(notFound);
   app.use(ADMIN_PREFIX, surface('admin'), admin);
 

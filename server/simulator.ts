@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { SimClock } from './core/clock.js';
 import { Random } from './core/random.js';
 import { Instance } from './domain/instance.js';
+import { answerClientError } from './http/clientError.js';
 import { createServices, type Services, seedAll } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 import { validatorsFor } from './spec/validators.js';
@@ -66,6 +67,7 @@ export async function startSimulator(
     const s = sim.app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
     s.once('error', reject);
   });
+  server.on('clientError', answerClientError);
   // Warm the validators once listening: the first request then pays nothing extra, and
   // start-up itself stays free of work that can wait.
   setImmediate(() => {

@@ -35,14 +35,14 @@ describe('coverage index', () => {
       'x 200',
     ]);
     const binding = index.operations.find((o) => o.operation === 'getDeviceBinding')!;
-    expect(binding.statuses.map((s) => s.status)).toEqual(['200', '401', '403', '404', '422', '429']);
+    expect(binding.statuses.map((s) => s.status)).toEqual(['200', '401', '403', '404', '422', '429', '431']);
     expect(binding.statuses.filter((s) => s.exercised).map((s) => s.status)).toEqual(['200', '404']);
     expect(binding.exercised).toBe(2);
     expect(index.exercised).toBe(2);
     expect(index.declared).toBe(index.operations.reduce((n, o) => n + o.declared, 0));
     expect(index.percent).toBe(Math.round((2 / index.declared) * 1000) / 10);
     const md = renderCoverage(index).join('\n');
-    expect(md).toMatch(/getDeviceBinding +200 ✓ 401 ✗ 403 ✗ 404 ✓ 422 ✗ 429 ✗ {2}\(2\/6\)/);
+    expect(md).toMatch(/getDeviceBinding +200 ✓ 401 ✗ 403 ✗ 404 ✓ 422 ✗ 429 ✗ 431 ✗ {2}\(2\/7\)/);
     expect(md).toContain(`2/${index.declared} declared responses exercised`);
   });
 });
@@ -81,7 +81,7 @@ describe('JUnit from the reporter data', () => {
     );
     expect(xml).toContain('<skipped message="needs &lt;control&gt;"/>');
     expect(xml).toMatch(
-      /<property name="coverage.getPartnerToken" value="200 ✓ 401 ✗ 422 ✗ 429 ✗ {2}\(1\/4\)"\/>/,
+      /<property name="coverage.getPartnerToken" value="200 ✓ 400 ✗ 401 ✗ 413 ✗ 415 ✗ 422 ✗ 429 ✗ 431 ✗ {2}\(1\/8\)"\/>/,
     );
     expect(xml).toContain('<property name="target" value="url (http://127.0.0.1:1)"/>');
   });

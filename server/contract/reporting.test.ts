@@ -83,13 +83,16 @@ describe('partner-sim contract reports', { timeout: 120_000 }, () => {
     const summary = await readFile(join(dir, 'contract-summary.md'), 'utf8');
     expect(summary).toMatch(/## Status coverage: \d+\/\d+ declared responses exercised \([\d.]+%\)/);
     // The tokens scenarios get a 200 and a 401 from the exchange; nothing touched transcriptions.
-    expect(summary).toMatch(/getPartnerToken +200 ✓ 401 ✓ 422 [✓✗] 429 ✗ {2}\(\d\/4\)/);
-    expect(summary).toMatch(/createTranscription +200 ✗ 401 ✗ 422 ✗ 429 ✗ {2}\(0\/4\)/);
+    const line = (op: string) => summary.split('\n').find((l) => new RegExp(`^\\W*${op} `).test(l)) ?? '';
+    expect(line('getPartnerToken')).toMatch(/ 200 ✓ .* 401 ✓ .* 429 ✗ .*\(\d+\/\d+\)/);
+    // Every declared status of an operation nothing touched is listed, none exercised.
+    expect(line('createTranscription')).toMatch(/ 200 ✗ .* 401 ✗ .*\(0\/\d+\)/);
+    expect(line('createTranscription')).not.toContain('✓');
     const op = (await results(dir)).coverage.operations.find((o) => o.operation === 'createUserToken')!;
     expect(op.statuses.filter((s) => s.exercised).map((s) => s.status)).toEqual(['200', '401', '403', '422']);
     const junit = await readFile(join(dir, 'contract-junit.xml'), 'utf8');
-    expect(junit).toContain(
-      '<property name="coverage.createUserToken" value="200 ✓ 401 ✓ 403 ✓ 422 ✓ 429 ✗  (4/5)"/>',
+    expect(junit).toMatch(
+      /<property name="coverage.createUserToken" value="200 ✓ .*401 ✓ 403 ✓ .*422 ✓ 429 ✗ .*\(4\/\d+\)"\/>/,
     );
   });
 

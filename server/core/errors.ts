@@ -1,3 +1,5 @@
+import { bounded, boundedString, TRUNCATED } from './bounded.js';
+
 /**
  * The one error type of the simulator. Domain code throws it with a status and a code; the
  * HTTP layer turns it into a response in exactly one place (server/http/errorHandler.ts):
@@ -22,6 +24,9 @@ export interface SimErrorOptions {
   resource?: string;
 }
 
+const MAX_ISSUES = 50;
+const MAX_LOC = 32;
+
 export class SimError extends Error {
   readonly status: number;
   readonly code: string;
@@ -41,9 +46,21 @@ export class SimError extends Error {
     this.resource = options.resource;
   }
 
-  static validation(issues: ValidationIssue[]): SimError {
+  /**
+   * Every 422 is built here, so this is where what the client sent is cut to a size that can
+   * be echoed: at most MAX_ISSUES issues, `loc` and `input` bounded (see bounded.ts).
+   */
+  static validation(all: ValidationIssue[]): SimError {
+    const issues = all.slice(0, MAX_ISSUES).map(({ input, ...i }) => ({
+      ...i,
+      loc: (i.loc.length > MAX_LOC ? [...i.loc.slice(0, MAX_LOC), TRUNCATED] : i.loc).map((p) =>
+        typeof p === 'string' ? boundedString(p) : p,
+      ),
+      ...(input === undefined ? {} : { input: bounded(input) }),
+    }));
     const fields = issues.map((i) => i.loc.join('.')).join(', ');
-    return new SimError(422, 'VALIDATION_ERROR', `Invalid request: ${fields}`, { issues });
+    const more = all.length > issues.length ? ` and ${all.length - issues.length} more` : '';
+    return new SimError(422, 'VALIDATION_ERROR', `Invalid request: ${fields}${more}`, { issues });
   }
 
   /** One-field validation failure for rules a schema cannot express (e.g. type vs prefix). */

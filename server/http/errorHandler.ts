@@ -67,6 +67,43 @@ let requestCounter = 0;
 export type AppLookup = (clientId: string) => PartnerApp | undefined;
 
 export function errorHandler(config: Config, logger: Logger, appOf: AppLookup): ErrorRequestHandler {
+  const answer = answerError(config, logger, appOf);
+  // The last resort: if answering the error fails too (a body that cannot be serialised, a
+  // throwing hook), Express would fall back to its HTML page with a stack trace. Answer a
+  // fixed body instead, built without serialising anything the request brought.
+  return (raw, req, res, next) => {
+    try {
+      answer(raw, req, res, next);
+    } catch (failure) {
+      logger.error({ err: failure, method: req.method, path: req.path }, 'error handler failed');
+      lastResort(res);
+    }
+  };
+}
+
+const FALLBACK_JSON =
+  '{"detail":"INTERNAL_ERROR","message":"The simulator failed on this request; see its log"}';
+const FALLBACK_XML = s3ErrorXml(
+  'InternalError',
+  'The simulator failed on this request; see its log',
+  '',
+  '0',
+);
+
+/** A 500 in the surface's own format, or a cut connection once headers went out. */
+export function lastResort(res: Response): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const storage = simLocals(res).surface === 'storage';
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  res.statusCode = 500;
+  res.setHeader('Content-Type', storage ? 'application/xml' : 'application/json; charset=utf-8');
+  res.end(storage ? FALLBACK_XML : FALLBACK_JSON);
+}
+
+function answerError(config: Config, logger: Logger, appOf: AppLookup): ErrorRequestHandler {
   return (raw, req, res, _next) => {
     let err: SimError;
     if (raw instanceof SimError) err = raw;

@@ -36,6 +36,11 @@ export interface MountOptions {
    * checks the signature before anything else and reports in its own XML codes.
    */
   validateRequests?: boolean;
+  /**
+   * Body parsers, run only on operations that declare a request body: a body sent to any
+   * other operation is ignored unread, so it can never turn a GET into a 413, 415 or 422.
+   */
+  bodyParsers?: RequestHandler[];
 }
 
 export function publicUrlOf(req: Request, configured: string | undefined): string {
@@ -110,7 +115,8 @@ export function mountOperations(
       if (reply.body === undefined) sendEmpty(res, reply.status, sendOpts, headers);
       else sendJson(res, reply.status, reply.body, sendOpts, headers);
     };
-    router[op.method](op.expressPath, route);
+    const parsers = op.operation.requestBody ? (opts.bodyParsers ?? []) : [];
+    router[op.method](op.expressPath, ...parsers, route);
   }
   return mounted;
 }

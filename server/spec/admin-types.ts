@@ -746,6 +746,67 @@ export interface components {
         };
     };
     responses: {
+        /** @description The simulator failed on this request (`INTERNAL_ERROR`): a bug, logged with its cause; never a client's mistake. */
+        ServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "INTERNAL_ERROR",
+                 *       "message": "The simulator failed on this request; see its log"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The request could not be read: malformed percent-encoding in the path (`InvalidURI`), or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "InvalidURI",
+                 *       "message": "Malformed percent-encoding in the URL"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The request body is over 1 MB (`REQUEST_TOO_LARGE`). */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "REQUEST_TOO_LARGE",
+                 *       "message": "Request body is too large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The request line and headers are over Node's limit (16 KB): answered before any routing, with `Connection: close` (`HEADERS_TOO_LARGE`). */
+        HeadersTooLarge: {
+            headers: {
+                Connection: components["headers"]["ConnectionClose"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "HEADERS_TOO_LARGE",
+                 *       "message": "Request header fields too large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The simulator enforces an admin token and none or a wrong one was sent (`ADMIN_TOKEN_REQUIRED`). */
         AdminUnauthorized: {
             headers: {
@@ -870,7 +931,10 @@ export interface components {
         SerialNumberPath: components["schemas"]["SerialNumber"];
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The server closes the connection after this answer. */
+        ConnectionClose: "close";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -895,11 +959,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listApps: {
@@ -934,6 +1002,8 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createPartnerApp: {
@@ -976,6 +1046,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerApp"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             /** @description An app with this `client_id` exists (`APP_EXISTS`). */
@@ -993,8 +1064,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deletePartnerApp: {
@@ -1053,6 +1127,8 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     setClock: {
@@ -1084,11 +1160,15 @@ export interface operations {
                     "application/json": components["schemas"]["ClockState"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listDevices: {
@@ -1128,6 +1208,8 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getDevice: {
@@ -1161,10 +1243,13 @@ export interface operations {
                     "application/json": components["schemas"]["Device"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["DeviceNotFound"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     putDevice: {
@@ -1209,10 +1294,14 @@ export interface operations {
                     "application/json": components["schemas"]["Device"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteDevice: {
@@ -1234,11 +1323,14 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["DeviceNotFound"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listTranscriptions: {
@@ -1275,6 +1367,9 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     forceTranscription: {
@@ -1318,6 +1413,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminTranscription"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             /** @description No such task (`TRANSCRIPTION_NOT_FOUND`). */
@@ -1335,8 +1431,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listTranscripts: {
@@ -1515,6 +1614,9 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createFault: {
@@ -1556,10 +1658,14 @@ export interface operations {
                     "application/json": components["schemas"]["Fault"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     clearFaults: {
@@ -1584,6 +1690,9 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteFault: {
@@ -1604,6 +1713,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             /** @description No such rule (`FAULT_NOT_FOUND`). */
@@ -1622,6 +1732,8 @@ export interface operations {
                 };
             };
             415: components["responses"]["JsonRequired"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listRequests: {
@@ -1676,6 +1788,8 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     clearRequests: {
@@ -1700,6 +1814,9 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getHealth: {
@@ -1728,6 +1845,8 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getAdminSpec: {
@@ -1750,6 +1869,8 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
 }

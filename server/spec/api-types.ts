@@ -470,7 +470,7 @@ export interface components {
         /** @description S3 error document (`<Error><Code>…</Code><Message>…</Message>…</Error>`). */
         S3Error: {
             /** @enum {string} */
-            Code: "AccessDenied" | "SignatureDoesNotMatch" | "AuthorizationQueryParametersError" | "NoSuchUpload" | "NoSuchKey" | "InvalidArgument" | "BadDigest" | "InvalidDigest" | "EntityTooLarge" | "InvalidRange" | "InternalError";
+            Code: "AccessDenied" | "SignatureDoesNotMatch" | "AuthorizationQueryParametersError" | "NoSuchUpload" | "NoSuchKey" | "InvalidArgument" | "BadDigest" | "InvalidDigest" | "EntityTooLarge" | "InvalidRange" | "IncompleteBody" | "InvalidURI" | "RequestHeaderSectionTooLarge" | "SlowDown" | "InternalError" | "BadGateway" | "ServiceUnavailable" | "GatewayTimeout";
             Message: string;
             Resource?: string;
             RequestId?: string;
@@ -771,6 +771,94 @@ export interface components {
         };
     };
     responses: {
+        /** @description The request could not be read: malformed percent-encoding in the path (`InvalidURI`), or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "InvalidURI",
+                 *       "message": "Malformed percent-encoding in the URL"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body is over 1 MB (`REQUEST_TOO_LARGE`). */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "REQUEST_TOO_LARGE",
+                 *       "message": "Request body is too large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body's charset or Content-Encoding cannot be decoded (`UNSUPPORTED_ENCODING`). */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "UNSUPPORTED_ENCODING",
+                 *       "message": "unsupported charset \"UTF-16\""
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request line and headers are over Node's limit (16 KB): answered before any routing, with `Connection: close` (`HEADERS_TOO_LARGE`). */
+        HeadersTooLarge: {
+            headers: {
+                Connection: components["headers"]["ConnectionClose"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "HEADERS_TOO_LARGE",
+                 *       "message": "Request header fields too large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Malformed percent-encoding in the path (`InvalidURI`). */
+        StorageBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example <?xml version="1.0" encoding="UTF-8"?>
+                 *     <Error><Code>InvalidURI</Code><Message>Malformed percent-encoding in the URL</Message><RequestId>0000000000000001</RequestId></Error>
+                 */
+                "application/xml": components["schemas"]["S3Error"];
+            };
+        };
+        /** @description The request line and headers are over Node's limit (16 KB): answered before any routing, with `Connection: close`, as S3 XML (`RequestHeaderSectionTooLarge`). */
+        StorageHeadersTooLarge: {
+            headers: {
+                Connection: components["headers"]["ConnectionClose"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example <?xml version="1.0" encoding="UTF-8"?>
+                 *     <Error><Code>RequestHeaderSectionTooLarge</Code><Message>Your request header section exceeds the maximum allowed size.</Message><RequestId>0000000000000001</RequestId></Error>
+                 */
+                "application/xml": components["schemas"]["S3Error"];
+            };
+        };
         /** @description Missing, malformed, expired or unknown bearer token (`MISSING_CREDENTIALS`, `INVALID_TOKEN`, `TOKEN_EXPIRED`), or a token from another region / unknown client user (`CLIENT_USER_NOT_FOUND`). */
         Unauthorized: {
             headers: {
@@ -901,6 +989,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description The server closes the connection after this answer. */
+        ConnectionClose: "close";
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
         /** @description Seconds to wait before retrying, when the server suggests it. */
@@ -967,6 +1057,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerToken"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description Bad or missing client credentials (`{"detail": "CLIENT_NOT_FOUND"}`, live notes "Error bodies"). */
             401: {
                 headers: {
@@ -981,8 +1072,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
     };
@@ -1027,6 +1121,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerToken"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description Bad client credentials (`CLIENT_NOT_FOUND`) or unknown, used or expired refresh token (`INVALID_REFRESH_TOKEN`). */
             401: {
                 headers: {
@@ -1036,8 +1131,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
     };
@@ -1076,10 +1174,14 @@ export interface operations {
                     "application/json": components["schemas"]["UserToken"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
     };
@@ -1117,6 +1219,7 @@ export interface operations {
             };
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
     };
@@ -1154,10 +1257,14 @@ export interface operations {
                     "application/json": components["schemas"]["BindingResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
     };
@@ -1200,6 +1307,7 @@ export interface operations {
                     "application/json": components["schemas"]["BindAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description Device bound to another account (`DEVICE_BOUND`), or wrong token kind (`WRONG_TOKEN_KIND`). */
             403: {
@@ -1225,8 +1333,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
     };
@@ -1268,6 +1379,7 @@ export interface operations {
                     "application/json": components["schemas"]["BindAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller is not the owner of the binding (`DEVICE_BOUND`), or wrong token kind (`WRONG_TOKEN_KIND`). */
             403: {
@@ -1293,8 +1405,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
     };
@@ -1354,8 +1469,11 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
     };
@@ -1445,6 +1563,7 @@ export interface operations {
                     "application/xml": components["schemas"]["S3Error"];
                 };
             };
+            431: components["responses"]["StorageHeadersTooLarge"];
             "5XX": components["responses"]["StorageServerError"];
         };
     };
@@ -1476,6 +1595,8 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["StorageBadRequest"];
+            431: components["responses"]["StorageHeadersTooLarge"];
         };
     };
     completeUpload: {
@@ -1552,8 +1673,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
     };
@@ -1668,6 +1792,7 @@ export interface operations {
                     "application/xml": components["schemas"]["S3Error"];
                 };
             };
+            431: components["responses"]["StorageHeadersTooLarge"];
             "5XX": components["responses"]["StorageServerError"];
         };
     };
@@ -1750,6 +1875,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            431: components["responses"]["StorageHeadersTooLarge"];
             /** @description Storage failure (injected by a fault rule). No body. */
             "5XX": {
                 headers: {
@@ -1789,9 +1915,13 @@ export interface operations {
                     "application/json": components["schemas"]["TranscriptionTask"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["UnauthorizedApiKey"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
     };
@@ -1816,6 +1946,7 @@ export interface operations {
                     "application/json": components["schemas"]["TranscriptionTask"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["UnauthorizedApiKey"];
             /** @description No task with this id for this client, or one whose retention ended (7 days after it finished) (`TRANSCRIPTION_NOT_FOUND`). */
             404: {
@@ -1833,6 +1964,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
     };

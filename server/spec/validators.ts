@@ -2,6 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import type { ValidationIssue } from '../core/errors.js';
 import { toIssues } from './issues.js';
+import { jsonLimitIssues } from './jsonLimits.js';
 import type { OperationInfo, Parameter, SchemaObject, SpecIndex } from './openapi.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
@@ -133,12 +134,18 @@ export class SpecValidators {
     check(v.path, parts.params, 'path');
     check(v.query, parts.query, 'query');
     check(v.header, parts.headers, 'header');
+    // After coercion: ajv turns "1e400" into Infinity and accepts it as an integer.
+    issues.push(...jsonLimitIssues(parts.params, 'path'), ...jsonLimitIssues(parts.query, 'query'));
     if (v.bodies.size > 0) {
       if (!parts.hasBody) {
         if (v.bodyRequired) issues.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
       } else {
         const fn = (parts.contentType && v.bodies.get(parts.contentType)) || v.bodies.values().next().value;
-        check(fn, parts.body, 'body');
+        const unstorable = jsonLimitIssues(parts.body, 'body');
+        // Refused before the schema: ajv would take Infinity for an integer, and recurse into
+        // (or let through) values nested too deep to ever be serialised again.
+        if (unstorable.length > 0) issues.push(...unstorable);
+        else check(fn, parts.body, 'body');
       }
     }
     return issues;

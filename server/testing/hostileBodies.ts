@@ -1,0 +1,44 @@
+import type { OperationInfo, SchemaObject } from '../spec/openapi.js';
+import type { FuzzContext, FuzzRequest } from './fuzzRequests.js';
+
+let hugeBodies: string[] | undefined;
+/** Bodies built to exhaust recursion or memory: nested 5,000 and 100,000 deep, 20,000 keys, 1 MB key. */
+export function hugeJsonBodies(): string[] {
+  hugeBodies ??= [
+    `${'['.repeat(5000)}${']'.repeat(5000)}`,
+    `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`,
+    JSON.stringify(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]))),
+    JSON.stringify({ ['k'.repeat(1_000_000)]: 1 }),
+    JSON.stringify({ pad: 'x'.repeat(1_100_000) }),
+  ];
+  return hugeBodies;
+}
+
+/**
+ * Requests every run sends first, whatever the seed: each known hostile body class (a field
+ * holding 1e400, a field nested 5,000 deep, a body nested 100,000 deep) with each valid
+ * credential, so a few random runs cannot miss them.
+ */
+export function hostileExamples(ctx: FuzzContext, op: OperationInfo): FuzzRequest[] {
+  const rb = op.operation.requestBody
+    ? ctx.spec.deref<{ content?: Record<string, { schema?: unknown }> }>(op.operation.requestBody)
+    : undefined;
+  const media = Object.keys(rb?.content ?? {}).find((m) => m.includes('json'));
+  if (!media) return [];
+  const schema = ctx.spec.deref<SchemaObject>(rb?.content?.[media]?.schema);
+  const field = Object.keys(schema?.properties ?? {})[0] ?? 'x';
+  const bodies = [`{"${field}":1e400}`, `{"${field}":${hugeJsonBodies()[0]}}`, hugeJsonBodies()[1]!];
+  const path = `${ctx.prefix}${op.path.replace(/\{[^}]+\}/g, 'x')}`;
+  const key = ctx.apiKeys[0];
+  const keyHeaders: Record<string, string> = key
+    ? { 'x-client-id': key.id, 'x-client-api-key': key.key }
+    : {};
+  return ctx.authorizations.flatMap((authorization) =>
+    bodies.map((body) => ({
+      method: op.method.toUpperCase(),
+      path,
+      headers: { ...keyHeaders, authorization, 'content-type': media },
+      body,
+    })),
+  );
+}
