@@ -44,13 +44,14 @@ const AUDIO_CACHE = 1024;
  *
  * The audio of a storage file is read once, right after submission, without holding up the
  * answer; a poll that comes before the read finished (or after a restart interrupted it)
- * waits for it. Durations are cached by MD5, results by task and shape.
+ * waits for it. Durations are cached by app, MD5 and file type (never across apps: a cache
+ * hit would tell an app that another one uploaded the same bytes), results by task and shape.
  */
 export class TranscriptionService implements Lifecycle {
   private readonly tasks: Collection<TaskRecord>;
   private readonly random: Random;
   private readonly probes = new Map<string, Promise<TaskRecord | undefined>>();
-  private readonly audioByMd5 = new Map<string, Promise<AudioInfo>>();
+  private readonly audioCache = new Map<string, Promise<AudioInfo>>();
   private readonly results = new Map<string, SpecResult | LiveResult>();
 
   constructor(
@@ -135,7 +136,7 @@ export class TranscriptionService implements Lifecycle {
 
   resetAll(): void {
     this.probes.clear();
-    this.audioByMd5.clear();
+    this.audioCache.clear();
     this.results.clear();
   }
 
@@ -192,7 +193,7 @@ export class TranscriptionService implements Lifecycle {
     if (rec.source.kind !== 'storage' || rec.audio) return rec;
     let probe = this.probes.get(rec.transcription_id);
     if (!probe) {
-      probe = this.readAudio(rec.transcription_id, rec.source).finally(() =>
+      probe = this.readAudio(rec.transcription_id, rec.client_id, rec.source).finally(() =>
         this.probes.delete(rec.transcription_id),
       );
       this.probes.set(rec.transcription_id, probe);
@@ -200,8 +201,12 @@ export class TranscriptionService implements Lifecycle {
     return (await probe) ?? rec;
   }
 
-  private async readAudio(id: string, file: StorageSource): Promise<TaskRecord | undefined> {
-    const audio = await this.audioOf(file);
+  private async readAudio(
+    id: string,
+    clientId: string,
+    file: StorageSource,
+  ): Promise<TaskRecord | undefined> {
+    const audio = await this.audioOf(clientId, file);
     // Re-read: the task may have been pinned or removed while the audio was read.
     const latest = this.tasks.get(id);
     if (!latest) return undefined;
@@ -211,11 +216,13 @@ export class TranscriptionService implements Lifecycle {
   }
 
   /**
-   * One read per distinct audio (by MD5), shared by concurrent and later tasks. The file is
-   * found by id: the submission checked its URL, which may have expired since (a restart).
+   * One read per app and distinct audio (MD5 and type: the type picks the parser), shared by
+   * concurrent and later tasks of that app. The file is found by id: the submission checked
+   * its URL, which may have expired since (a restart).
    */
-  private audioOf({ file_id, md5 }: StorageSource): Promise<AudioInfo> {
-    let p = this.audioByMd5.get(md5);
+  private audioOf(clientId: string, { file_id, md5, filetype }: StorageSource): Promise<AudioInfo> {
+    const key = `${clientId}\u0000${md5}\u0000${filetype}`;
+    let p = this.audioCache.get(key);
     if (!p) {
       const found = this.opts.files?.byId(file_id);
       if (found?.status !== 'found') {
@@ -223,9 +230,9 @@ export class TranscriptionService implements Lifecycle {
         return Promise.resolve({ ok: false, message: `The audio file could not be downloaded: ${reason}` });
       }
       p = probeAudio({ ...found.file, open: found.open, path: found.path });
-      if (this.audioByMd5.size >= AUDIO_CACHE)
-        this.audioByMd5.delete(this.audioByMd5.keys().next().value as string);
-      this.audioByMd5.set(md5, p);
+      if (this.audioCache.size >= AUDIO_CACHE)
+        this.audioCache.delete(this.audioCache.keys().next().value as string);
+      this.audioCache.set(key, p);
     }
     return p;
   }
