@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { type AppDeps, createApp } from './app.js';
 import type { Config } from './config.js';
 import { SimClock } from './core/clock.js';
+import { Housekeeper } from './core/housekeeper.js';
 import { Random } from './core/random.js';
 import { Instance } from './domain/instance.js';
 import { createServices, type Services, seedAll } from './services.js';
@@ -16,7 +17,9 @@ export interface Simulator {
   app: express.Express;
   services: Services;
   config: Config;
-  /** Flush and close the store (after the HTTP server stopped). */
+  /** Background sweeps of stale state; the running simulator starts its timer. */
+  housekeeper: Housekeeper;
+  /** Stop housekeeping, flush and close the store (after the HTTP server stopped). */
   close(): Promise<void>;
 }
 
@@ -38,11 +41,22 @@ export async function createSimulator(
   const services = createServices(deps);
   if (!instance.seeded) await seedAll(services, config.fixturesDir);
   const app = createApp({ ...deps, ...extra, services });
+  const housekeeper = new Housekeeper(
+    clock,
+    [
+      { name: 'abandoned uploads', sweep: (now, budget) => services.storage.sweep(now, budget) },
+      { name: 'expired refresh tokens', sweep: (now, budget) => services.tokens.sweepExpired(now, budget) },
+    ],
+    undefined,
+    (err, sweeper) => logger.warn({ err, sweeper }, 'housekeeping failed'),
+  );
   return {
     app,
     services,
     config,
+    housekeeper,
     close: async () => {
+      await housekeeper.stop();
       await store.flush();
       await store.close();
     },
@@ -72,6 +86,7 @@ export async function startSimulator(
     validatorsFor(apiSpec());
     validatorsFor(adminSpec());
   });
+  sim.housekeeper.start();
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   let stopping: Promise<void> | undefined;

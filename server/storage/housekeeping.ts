@@ -30,9 +30,16 @@ export async function dropUpload(svc: StorageService, s: UploadRecord): Promise<
   await Promise.all(unused.map((b) => svc.blobs.delete(b)));
 }
 
-/** Sessions past their lifetime at `nowMs` (and not being completed), removed with their bytes. */
-export async function sweepAbandoned(svc: StorageService, nowMs: number): Promise<number> {
-  const stale = svc.uploads.filter((s) => s.expires_ms <= nowMs && !svc.completing.has(s.upload_id));
+/**
+ * Up to `budget` sessions past their lifetime at `nowMs` (and not being completed), removed
+ * with their bytes; the background housekeeper (core/housekeeper.ts) calls this, never a
+ * client request. The scan only compares numbers; the removals are what the budget bounds.
+ */
+export async function sweepAbandoned(svc: StorageService, nowMs: number, budget: number): Promise<number> {
+  let found = 0;
+  const stale = svc.uploads.filter(
+    (s) => found < budget && s.expires_ms <= nowMs && !svc.completing.has(s.upload_id) && ++found > 0,
+  );
   for (const s of stale) await dropUpload(svc, s);
   return stale.length;
 }
