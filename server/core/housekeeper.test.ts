@@ -37,7 +37,15 @@ function setup(expiries: number[], budget = 3) {
     { tickMs: 10, everySimMs: 60_000, budget },
     (e, s) => errors.push(`${s}: ${(e as Error).message}`),
   );
-  return { hk, clock, list, errors, advance: (ms: number) => (real += ms) };
+  return {
+    hk,
+    clock,
+    list,
+    errors,
+    advance: (ms: number) => {
+      real += ms;
+    },
+  };
 }
 
 afterEach(() => {
@@ -66,7 +74,7 @@ describe('Housekeeper', () => {
     expect(list.calls).toHaveLength(1);
   });
 
-  it('ticks from an unref’d timer once started, and never after stop', async () => {
+  it('ticks from its timer once started, and never after stop', async () => {
     vi.useFakeTimers();
     const { hk, list, advance } = setup([1]);
     await vi.advanceTimersByTimeAsync(100);
