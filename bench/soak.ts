@@ -1,8 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fromRoot } from '../server/core/root.js';
-import { fmt } from './lib.js';
-import { startDiskSim } from './simProcess.js';
+import { fmt, spawnSimulator } from './lib.js';
+import { procRss } from './simProcess.js';
 import { SOAK_APPS, type SoakApp, SoakTraffic } from './soakTraffic.js';
 
 const HELP = `Usage: npm run soak [-- --seconds 60] [-- --connections 200] [-- --warmup 10] [-- --settle 5]
@@ -27,7 +30,9 @@ const mib = (b: number) => `${fmt(b / 2 ** 20)} MiB`;
 async function soak(opts: { seconds: number; connections: number; warmup: number; settle: number }) {
   // SIGUSR2 makes the child collect garbage (gcOnSignal.ts) before its RSS is read.
   const gcHook = pathToFileURL(fromRoot('dist', 'bench', 'gcOnSignal.js')).href;
-  const sim = await startDiskSim([], ['--expose-gc', '--import', gcHook]);
+  const dataDir = await mkdtemp(join(tmpdir(), 'partner-sim-soak-'));
+  const sim = await spawnSimulator(['--data-dir', dataDir], ['--expose-gc', '--import', gcHook]);
+  const pid = sim.child.pid!;
   const traffic = new SoakTraffic(`${sim.url}/developer/api`, opts.connections);
   const inflight = new Map<string, number>(SOAK_APPS.map((a) => [a.client_id, 0]));
   let epoch = 0;
@@ -72,11 +77,11 @@ async function soak(opts: { seconds: number; connections: number; warmup: number
    */
   const idleRss = async () => {
     for (const app of SOAK_APPS) await reset(app);
-    process.kill(sim.pid, 'SIGUSR2');
+    process.kill(pid, 'SIGUSR2');
     await sleep(opts.settle * 1000);
-    process.kill(sim.pid, 'SIGUSR2');
+    process.kill(pid, 'SIGUSR2');
     await sleep(200);
-    return sim.rssBytes();
+    return procRss(pid);
   };
 
   try {
@@ -92,6 +97,7 @@ async function soak(opts: { seconds: number; connections: number; warmup: number
   } finally {
     traffic.close();
     await sim.stop();
+    await rm(dataDir, { recursive: true, force: true });
   }
 }
 
