@@ -125,13 +125,13 @@ export class SoakTraffic {
   }
 
   /** A partner API call that must answer 200 JSON; resolves to the parsed body. */
-  // biome-ignore lint/suspicious/noExplicitAny: bodies are read as JSON
   private async expect(
     what: string,
     method: string,
     path: string,
     auth: string,
     json?: unknown,
+    // biome-ignore lint/suspicious/noExplicitAny: bodies are read as JSON
   ): Promise<any> {
     const headers: Record<string, string> = {
       authorization: auth.startsWith('Basic ') ? auth : `Bearer ${auth}`,
