@@ -13,9 +13,11 @@ const QUERY_PARAM = /([?&;])([^=&#\s]*)=([^&#\s]*)/g;
 /**
  * Parameter names that hold a secret, matched on the DECODED name (a server decodes
  * `X-Amz-Sig%6Eature` to `X-Amz-Signature`, so must the redactor): signatures (S3 `X-Amz-*`,
- * v2 `Signature`, Azure `sig`), credentials, tokens, API keys (`key` is Google's), codes.
+ * v2 `Signature`, Azure `sig`), credentials, tokens, API keys (`key` is Google's), codes,
+ * and every name SECRET_NAME calls secret.
  */
-const SECRET_PARAM = /signature|credential|token|secret|passw|api[-_]?key|^(?:sig|key|code|auth|jwt)$/i;
+const SECRET_PARAM =
+  /token|secret|passw|api[-_]?key|signature|credential|authorization|cookie|session|^(?:sig|key|code|auth|jwt)$/i;
 /** Opaque secrets this simulator hands out (refresh tokens, generated keys). */
 const OPAQUE = /\b(?:rt|sk|ak)_[A-Za-z0-9_-]{16,}/g;
 
@@ -29,7 +31,7 @@ export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
  * repeatedly (a proxy may decode once more), until nothing changes; malformed escapes stay.
  */
 function decodedName(raw: string): string {
-  let name = raw.replace(/\+/g, ' ');
+  let name = raw.replaceAll('+', ' ');
   for (let i = 0; i < 3 && name.includes('%'); i++) {
     let next: string;
     try {
@@ -45,10 +47,12 @@ function decodedName(raw: string): string {
   return name;
 }
 
-const redactParam = (all: string, sep: string, name: string, value: string): string =>
-  value !== '' && (SECRET_PARAM.test(decodedName(name)) || isSecretName(decodedName(name)))
-    ? `${sep}${name}=${REDACTED}`
-    : all;
+function redactParam(all: string, sep: string, name: string, value: string): string {
+  if (value === '') return all;
+  // Most names (type, sn, partNumber) need no decoding: skip it for them.
+  const plain = name.includes('%') || name.includes('+') ? decodedName(name) : name;
+  return SECRET_PARAM.test(plain) ? `${sep}${name}=${REDACTED}` : all;
+}
 
 /** Remove secret-looking parts from any free text (URLs, header values, body strings). */
 export function scrub(text: string): string {
