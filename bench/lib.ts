@@ -39,12 +39,27 @@ export interface SpawnedSim {
   stop(): Promise<void>;
 }
 
-/** Start the built simulator (`dist/server/cli.js serve`) as a child process on a free port. */
-export function spawnSimulator(args: string[] = ['--in-memory']): Promise<SpawnedSim> {
+/**
+ * Start the built simulator (`dist/server/cli.js serve`) as a child process on a free port;
+ * `nodeArgs` go to node itself (e.g. `--expose-gc`).
+ */
+export function spawnSimulator(
+  args: string[] = ['--in-memory'],
+  nodeArgs: string[] = [],
+): Promise<SpawnedSim> {
   const t0 = performance.now();
   const child = spawn(
     process.execPath,
-    [fromRoot('dist', 'server', 'cli.js'), 'serve', '--port', '0', '--log-level', 'silent', ...args],
+    [
+      ...nodeArgs,
+      fromRoot('dist', 'server', 'cli.js'),
+      'serve',
+      '--port',
+      '0',
+      '--log-level',
+      'silent',
+      ...args,
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

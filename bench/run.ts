@@ -1,3 +1,4 @@
+import { faultMatchingBenchmark } from './faultMatching.js';
 import { type Benchmark, fmt } from './lib.js';
 import { requestOverheadBenchmark } from './requestOverhead.js';
 import { startupBenchmark } from './startup.js';
@@ -14,6 +15,7 @@ export const benchmarks: Benchmark[] = [
   requestOverheadBenchmark,
   storeWritesBenchmark,
   uploadMemoryBenchmark,
+  faultMatchingBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--quick] [--only <name substring>] [--<flag> <value> ...]

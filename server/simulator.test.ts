@@ -180,3 +180,28 @@ describe('errors', () => {
     expect(r.body.message).toContain('access_token');
   });
 });
+
+describe('background housekeeping', () => {
+  it('sweeps expired refresh tokens and abandoned uploads on its timer, never in a request', async () => {
+    const s = await start({ refreshTokenTtlS: 3600, uploadTtlS: 3600 });
+    await s.housekeeper.stop(); // held until the requests below are done
+    const { storage } = s.services;
+    const refresh = s.services.deps.store.collection('refreshTokens');
+    const { user } = await userToken(s.api, DEMO_US);
+    const presign = () =>
+      http('POST', `${s.api}/open/partner/files/upload/generate-presigned-urls`, {
+        headers: bearer(user),
+        json: { filesize: 10, filetype: 'mp3' },
+      });
+    expect((await presign()).status).toBe(200);
+    expect([refresh.size, storage.uploads.size]).toEqual([1, 1]);
+    await http('POST', `${s.admin}/clock`, { json: { advance_ms: 3601_000 } });
+    // Requests after the expiry do not sweep (they would wait for it)…
+    expect((await exchangeToken(s.api, DEMO_US)).status).toBe(200);
+    expect((await presign()).status).toBe(200);
+    expect([refresh.size, storage.uploads.size]).toEqual([2, 2]);
+    // …the running simulator's timer does: restarted here, it ticks within a second.
+    s.housekeeper.start();
+    await expect.poll(() => [refresh.size, storage.uploads.size], { timeout: 5000 }).toEqual([1, 1]);
+  });
+});

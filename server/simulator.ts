@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { type AppDeps, createApp } from './app.js';
 import type { Config } from './config.js';
 import { SimClock } from './core/clock.js';
+import { Housekeeper } from './core/housekeeper.js';
 import { Random } from './core/random.js';
 import { Instance } from './domain/instance.js';
 import { answerClientError } from './http/clientError.js';
@@ -17,7 +18,9 @@ export interface Simulator {
   app: express.Express;
   services: Services;
   config: Config;
-  /** Flush and close the store (after the HTTP server stopped). */
+  /** Background sweeps of stale state; the running simulator starts its timer. */
+  housekeeper: Housekeeper;
+  /** Stop housekeeping, flush and close the store (after the HTTP server stopped). */
   close(): Promise<void>;
 }
 
@@ -39,11 +42,27 @@ export async function createSimulator(
   const services = createServices(deps);
   if (!instance.seeded) await seedAll(services, config.fixturesDir);
   const app = createApp({ ...deps, ...extra, services });
+  const housekeeper = new Housekeeper(
+    clock,
+    [
+      // Per-app state is judged on each record's own app clock; `now` only paces the rounds.
+      { name: 'abandoned uploads', sweep: (_now, budget) => services.storage.sweep(budget) },
+      { name: 'expired refresh tokens', sweep: (_now, budget) => services.tokens.sweepExpired(budget) },
+      {
+        name: 'expired transcriptions',
+        sweep: (_now, budget) => services.transcriptions.sweepExpired(budget),
+      },
+    ],
+    undefined,
+    (err, sweeper) => logger.warn({ err, sweeper }, 'housekeeping failed'),
+  );
   return {
     app,
     services,
     config,
+    housekeeper,
     close: async () => {
+      await housekeeper.stop();
       await store.flush();
       await store.close();
     },
@@ -79,6 +98,7 @@ export async function startSimulator(
   // "socket hang up". Outliving the clients' idle timeout leaves the close to them.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  sim.housekeeper.start();
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   let stopping: Promise<void> | undefined;

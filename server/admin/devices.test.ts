@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../core/root.js';
+import { BIND_HISTORY_MAX } from '../domain/deviceModel.js';
 import type { DeviceFixture } from '../domain/devices.js';
 import { TokenService } from '../domain/tokens.js';
 import { bearer, DEMO_US, http, OTHER_US, userToken } from '../testing/http.js';
@@ -181,6 +182,16 @@ describe('fixtures/devices.json', () => {
         expect([r.status, r.body], f.sn).toEqual([200, { is_bind: f.is_bind, bind_history: f.bind_history }]);
       }
     }
+  });
+
+  it('refuses a bind_history longer than the documented cap, naming the field', async () => {
+    const sn = fresh();
+    const r = await put(sn, { is_bind: false, bind_history: Array(BIND_HISTORY_MAX + 1).fill(A) });
+    expect(r.status).toBe(422);
+    expect(locs(r.body)).toEqual(['body.bind_history']);
+    expect((await put(sn, { is_bind: false, bind_history: Array(BIND_HISTORY_MAX).fill(A) })).status).toBe(
+      200,
+    );
   });
 
   it('comes back as seeded after POST /__admin/reset', async () => {

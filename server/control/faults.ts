@@ -4,6 +4,7 @@ import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
 import type { components } from '../spec/admin-types.js';
 import type { Collection, Store } from '../store/store.js';
+import { FaultIndex } from './faultIndex.js';
 
 export type FaultRule = components['schemas']['FaultRule'];
 export type Fault = components['schemas']['Fault'];
@@ -47,6 +48,8 @@ interface StoredFault extends Fault {
  */
 export class FaultService {
   private readonly rules: Collection<StoredFault>;
+  /** Where a request looks for its rules: only those of its operation and app (faultIndex.ts). */
+  private readonly index: FaultIndex<StoredFault>;
   private readonly streams = new Map<string, Random>();
   private readonly held = new Set<() => void>();
 
@@ -58,12 +61,13 @@ export class FaultService {
     private readonly operations: () => ReadonlySet<string>,
   ) {
     this.rules = store.collection<StoredFault>('faults');
+    this.index = new FaultIndex(this.rules);
   }
 
   async create(rule: FaultRule): Promise<Fault> {
     this.check(rule);
     const id = `flt_${this.random.hex(4)}`;
-    const seq = this.ordered().reduce((m, r) => Math.max(m, r.seq), 0) + 1;
+    const seq = this.index.nextSeq();
     const stored: StoredFault = {
       ...rule,
       id,
@@ -73,6 +77,7 @@ export class FaultService {
       seq,
     };
     await this.rules.put(id, stored);
+    this.index.add(stored);
     return publicView(stored);
   }
 
@@ -89,12 +94,14 @@ export class FaultService {
   }
 
   async delete(id: string): Promise<void> {
+    this.index.invalidate();
     if (!(await this.rules.delete(id))) throw SimError.notFound('FAULT_NOT_FOUND', `No fault rule ${id}`);
     this.streams.delete(id);
   }
 
   /** Every rule, or with `clientId` only the rules scoped to that app. */
   async clear(clientId?: string): Promise<number> {
+    this.index.invalidate();
     const removed = await this.rules.deleteWhere(
       (r) => clientId === undefined || r.match?.client_id === clientId,
     );
@@ -109,7 +116,8 @@ export class FaultService {
    */
   async pick(subject: FaultSubject): Promise<FaultEffect | undefined> {
     const rule = this.firstHit(
-      (r) => r.operation === subject.operation && !r.transcription_outcome && matches(r, subject),
+      this.index.candidates(subject.operation, subject.client_id),
+      (r) => !r.transcription_outcome && matches(r, subject),
     );
     if (!rule) return undefined;
     await this.count(rule);
@@ -130,8 +138,8 @@ export class FaultService {
    */
   outcomeFor(clientId: string): { status: TranscriptionOutcome; message?: string } | undefined {
     const rule = this.firstHit(
+      this.index.candidates('createTranscription', clientId),
       (r) =>
-        r.operation === 'createTranscription' &&
         r.transcription_outcome !== undefined &&
         (r.match?.client_id === undefined || r.match.client_id === clientId),
     );
@@ -157,6 +165,7 @@ export class FaultService {
 
   resetAll(): void {
     this.streams.clear();
+    this.index.invalidate();
   }
 
   async resetApp(clientId: string): Promise<void> {
@@ -167,9 +176,9 @@ export class FaultService {
     return this.rules.list().sort((a, b) => a.seq - b.seq);
   }
 
-  /** First live rule that `pred` accepts and that wins its probability draw. */
-  private firstHit(pred: (r: StoredFault) => boolean): StoredFault | undefined {
-    for (const r of this.ordered()) {
+  /** First live rule of `rules` that `pred` accepts and that wins its probability draw. */
+  private firstHit(rules: Iterable<StoredFault>, pred: (r: StoredFault) => boolean): StoredFault | undefined {
+    for (const r of rules) {
       if (r.remaining === 0 || !pred(r)) continue;
       if (r.probability !== undefined && r.probability < 1 && this.stream(r.id).next() >= r.probability) {
         continue;

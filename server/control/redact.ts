@@ -8,9 +8,16 @@ export const REDACTED = '[redacted]';
 const SECRET_NAME = /token|secret|passw|api[-_]?key|signature|credential|authorization|cookie|session/i;
 /** Three base64url segments starting like a JSON header: a JWT. */
 const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
-/** `name=value` pairs of a query string whose name is secret (presigned URLs carry them). */
+/** `name=value` pairs of a query string (presigned URLs carry their signature in one). */
+const QUERY_PARAM = /([?&;])([^=&#\s]*)=([^&#\s]*)/g;
+/**
+ * Parameter names that hold a secret, matched on the DECODED name (a server decodes
+ * `X-Amz-Sig%6Eature` to `X-Amz-Signature`, so must the redactor): signatures (S3 `X-Amz-*`,
+ * v2 `Signature`, Azure `sig`), credentials, tokens, API keys (`key` is Google's), codes,
+ * and every name SECRET_NAME calls secret.
+ */
 const SECRET_PARAM =
-  /([?&;](?:[^=&#\s]*?(?:signature|credential|security-token|token|secret|api[-_]?key|password)[^=&#\s]*))=([^&#\s]*)/gi;
+  /token|secret|passw|api[-_]?key|signature|credential|authorization|cookie|session|^(?:sig|key|code|auth|jwt)$/i;
 /** Opaque secrets this simulator hands out (refresh tokens, generated keys). */
 const OPAQUE = /\b(?:rt|sk|ak)_[A-Za-z0-9_-]{16,}/g;
 
@@ -19,12 +26,40 @@ const MAYBE_SECRET = /eyJ|[?&;][^=&#\s]*=|\b(?:rt|sk|ak)_/i;
 
 export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
 
+/**
+ * A query parameter name as a server reads it: `+` is a space and percent escapes decoded,
+ * repeatedly (a proxy may decode once more), until nothing changes; malformed escapes stay.
+ */
+function decodedName(raw: string): string {
+  let name = raw.replaceAll('+', ' ');
+  for (let i = 0; i < 3 && name.includes('%'); i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(name);
+    } catch {
+      next = name.replace(/%([0-9a-f]{2})/gi, (_m, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      );
+    }
+    if (next === name) break;
+    name = next;
+  }
+  return name;
+}
+
+function redactParam(all: string, sep: string, name: string, value: string): string {
+  if (value === '') return all;
+  // Most names (type, sn, partNumber) need no decoding: skip it for them.
+  const plain = name.includes('%') || name.includes('+') ? decodedName(name) : name;
+  return SECRET_PARAM.test(plain) ? `${sep}${name}=${REDACTED}` : all;
+}
+
 /** Remove secret-looking parts from any free text (URLs, header values, body strings). */
 export function scrub(text: string): string {
   // Most values (user agents, content types, ids) hold none of the three shapes: one cheap
   // test spares them three replace passes. This runs for every header of every request.
   if (!MAYBE_SECRET.test(text)) return text;
-  return text.replace(JWT, REDACTED).replace(SECRET_PARAM, `$1=${REDACTED}`).replace(OPAQUE, REDACTED);
+  return text.replace(JWT, REDACTED).replace(QUERY_PARAM, redactParam).replace(OPAQUE, REDACTED);
 }
 
 /** Request headers, lower-cased, secrets redacted; `Authorization` keeps its scheme. */

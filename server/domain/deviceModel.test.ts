@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { SimError } from '../core/errors.js';
-import { bindingOf, bound, checkType, isBindOf, signedDevice, typeOfSerial, unbound } from './deviceModel.js';
+import {
+  BIND_HISTORY_MAX,
+  bindingOf,
+  bound,
+  checkType,
+  isBindOf,
+  signedDevice,
+  typeOfSerial,
+  unbound,
+} from './deviceModel.js';
 
 // The registry's rules without HTTP: is_bind derivation and the bind/unbind transitions.
 
@@ -42,5 +51,19 @@ describe('device model', () => {
       'client_user_a',
     ]);
     expect(twice.bind_events).toHaveLength(2); // records are values: nothing was mutated
+  });
+
+  it(`keeps the ${BIND_HISTORY_MAX} newest bind events and drops the oldest`, () => {
+    expect(BIND_HISTORY_MAX).toBeGreaterThanOrEqual(1000);
+    let rec = signedDevice('8810B3', 'notepro');
+    const total = BIND_HISTORY_MAX + 25;
+    for (let i = 0; i < total; i++) {
+      const user = { sub: `client_user_${i}`, client_id: 'app-1' };
+      rec = unbound(bound(rec, user), user); // a new account each time: unbind between
+    }
+    const { bind_history } = bindingOf(rec);
+    expect(bind_history).toHaveLength(BIND_HISTORY_MAX);
+    expect(bind_history[0]).toBe(`client_user_${total - 1}`);
+    expect(bind_history.at(-1)).toBe(`client_user_${total - BIND_HISTORY_MAX}`);
   });
 });

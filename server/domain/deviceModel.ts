@@ -93,6 +93,14 @@ export function viewOf(rec: DeviceRecord): DeviceView {
   return { sn: rec.sn, type: rec.type, ...bindingOf(rec), owner: rec.owner, signed: true };
 }
 
+/**
+ * How many bind events a device keeps (newest kept, older ones dropped). Apps bind after every
+ * connect, so a busy device's history would otherwise grow without end. Documented in README
+ * (Devices) and
+ * admin.openapi.yaml (`bind_history`, which refuses a longer one on PUT).
+ */
+export const BIND_HISTORY_MAX = 1000;
+
 /** A freshly signed serial: `is_bind: null`, no history. */
 export function signedDevice(sn: string, type: DeviceType): DeviceRecord {
   return { sn, type, owner: null, released: false, bind_events: [] };
@@ -109,7 +117,8 @@ export function bound(rec: DeviceRecord, caller: DeviceOwner): DeviceRecord {
       'The device is bound to another account; its owner must unbind it first.',
     );
   }
-  return { ...rec, owner: caller, released: true, bind_events: [...rec.bind_events, caller.sub] };
+  const events = [...rec.bind_events.slice(-(BIND_HISTORY_MAX - 1)), caller.sub];
+  return { ...rec, owner: caller, released: true, bind_events: events };
 }
 
 /**

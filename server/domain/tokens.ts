@@ -153,6 +153,17 @@ export class TokenService {
     return claims;
   }
 
+  /**
+   * Up to `budget` refresh tokens expired on their app's clock removed (the background housekeeper's
+   * work; an expired one is refused anyway). Resolves to how many went.
+   */
+  async sweepExpired(budget: number): Promise<number> {
+    let found = 0;
+    return this.refresh.deleteWhere(
+      (r) => found < budget && r.exp_ms <= this.clockOf(r.client_id).now() && ++found > 0,
+    );
+  }
+
   /** Drop refresh tokens of one app (per-app reset) — access tokens simply stay valid. */
   async resetApp(clientId: string): Promise<void> {
     await this.refresh.deleteWhere((r) => r.client_id === clientId);

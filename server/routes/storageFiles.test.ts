@@ -185,7 +185,7 @@ describe('state and housekeeping', () => {
     const put = await putPart(url(s.Parts[0]!.PresignedUrl), randomBytes(1024));
     expect([put.status, s3Code(put.text)]).toEqual([404, 'NoSuchUpload']);
     await advance(b.sim, 7201_000);
-    await startUpload(b.sim.api, b.token, 10); // runs the sweep
+    await b.sim.housekeeper.tick();
     expect(b.sim.services.storage.uploads.get(s.UploadId)).toBeUndefined();
     const got = await fetch(url(done.body.DownloadUrl));
     expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
@@ -194,6 +194,7 @@ describe('state and housekeeping', () => {
   it('removes abandoned sessions and their bytes after --upload-ttl', async () => {
     const dir = await servers.tempDir();
     const { sim, token } = await start({ inMemory: false, dataDir: dir, uploadTtlS: 7200 });
+    await sim.housekeeper.stop(); // its timer would race the checks below; ticks come by hand
     const kept = await uploadAll(sim.api, token, 2000, (_n, len) => randomBytes(len));
     const old = await startUpload(sim.api, token, 2000);
     const part = await putPart(old.Parts[0]!.PresignedUrl, randomBytes(1024));
@@ -206,6 +207,11 @@ describe('state and housekeeping', () => {
       part_list: [{ PartNumber: 1, ETag: part.etag! }],
     });
     expect([done.status, done.body.detail]).toEqual([404, 'NoSuchUpload']);
+    // Client requests never sweep: the background housekeeper does.
+    expect(sim.services.storage.uploads.get(old.UploadId)).toBeDefined();
+    await startUpload(sim.api, token, 10);
+    expect(sim.services.storage.uploads.get(old.UploadId)).toBeDefined();
+    expect(await sim.housekeeper.tick()).toBe(1);
     expect(sim.services.storage.uploads.get(old.UploadId)).toBeUndefined();
     expect(await readdir(join(dir, 'blobs', 'uploads'))).toEqual([keptDir]);
     expect((await fetch(kept.DownloadUrl)).status).toBe(200);

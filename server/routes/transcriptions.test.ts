@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AUDIO_FIXTURES, uploadBytes, uploadFixture } from '../testing/audioFixtures.js';
+import { Random } from '../core/random.js';
+import { AUDIO_FIXTURES, uploadBytes, uploadFixture, WIDE_FILETYPES } from '../testing/audioFixtures.js';
 import { DEMO_US, http, OTHER_US, userToken } from '../testing/http.js';
 import {
   advance,
@@ -171,5 +172,28 @@ describe('audio on the simulator storage', () => {
     expect(messages[0]).toBe('The audio file could not be downloaded: The specified key does not exist.');
     expect(messages[1]).toMatch(/could not be downloaded.*expired/i);
     expect(messages[2]).toMatch(/could not be decoded/);
+  });
+
+  it('fails random bytes uploaded as .mp3, .wav and .m4a, naming no path, file id or URL', async () => {
+    const s = await start({ transcriptionDelay: DELAY, uploadFiletypes: WIDE_FILETYPES });
+    const { user } = await userToken(s.api, DEMO_US);
+    const random = new Random('noise-upload');
+    const ids: [string, string, string][] = [];
+    for (const filetype of ['mp3', 'wav', 'm4a']) {
+      const file = await uploadBytes(s.api, user, random.bytes(48_000), filetype);
+      ids.push([
+        (await submit(s, { file_url: file.DownloadUrl })).body.transcription_id,
+        file.FileId,
+        filetype,
+      ]);
+    }
+    await advance(s, DELAY);
+    for (const [id, fileId, filetype] of ids) {
+      const r = await poll(s, id);
+      expect(r.body, filetype).toMatchObject({ status: 'FAILURE', data: {} });
+      expect(r.body.message).toMatch(/^The audio file could not be decoded/);
+      expect(r.body.message).not.toContain(fileId);
+      expect(r.body.message).not.toMatch(/\/(tmp|var|home|storage|files|blobs)\b|https?:/);
+    }
   });
 });

@@ -559,7 +559,7 @@ export interface components {
             /** @description `true` bound to another account, `false` unbound, `null` signed but never bound. */
             is_bind: boolean | null;
             /**
-             * @description `client_user_<uuid>` ids, newest first, duplicates kept.
+             * @description `client_user_<uuid>` ids, newest first, duplicates kept; at most 1,000 (a device keeps its 1,000 newest bind events).
              * @default []
              */
             bind_history: string[];
@@ -572,6 +572,7 @@ export interface components {
             sn: components["schemas"]["SerialNumber"];
             type: components["schemas"]["DeviceType"];
             is_bind: boolean | null;
+            /** @description Bind events (`sub` of the binder), newest first, duplicates kept. Capped at the 1,000 newest: each bind beyond that drops the oldest event. */
             bind_history: string[];
             /** @description The owning account when `is_bind` is `true` and the owner is known, else null. */
             owner: components["schemas"]["DeviceOwner"] | null;

@@ -31,7 +31,6 @@ export async function completeUpload(
   req: CompleteRequest,
   publicUrl: string,
 ) {
-  await svc.sweep();
   // One completion per upload at a time; a concurrent one sees the outcome of the first.
   for (let p = svc.completing.get(req.upload_id); p; p = svc.completing.get(req.upload_id)) {
     await p.catch(() => undefined);

@@ -31,12 +31,19 @@ export async function dropUpload(svc: StorageService, s: UploadRecord): Promise<
 }
 
 /**
- * Sessions past their lifetime on their own app's clock (and not being completed), removed
- * with their bytes.
+ * Up to `budget` sessions past their lifetime on their own app's clock (and not being
+ * completed), removed with their bytes; the background housekeeper (core/housekeeper.ts)
+ * calls this, never a client request. The scan only compares numbers; the removals are what
+ * the budget bounds.
  */
-export async function sweepAbandoned(svc: StorageService): Promise<number> {
+export async function sweepAbandoned(svc: StorageService, budget: number): Promise<number> {
+  let found = 0;
   const stale = svc.uploads.filter(
-    (s) => s.expires_ms <= svc.clockOf(s.client_id).now() && !svc.completing.has(s.upload_id),
+    (s) =>
+      found < budget &&
+      s.expires_ms <= svc.clockOf(s.client_id).now() &&
+      !svc.completing.has(s.upload_id) &&
+      ++found > 0,
   );
   for (const s of stale) await dropUpload(svc, s);
   return stale.length;

@@ -24,13 +24,11 @@ export interface StorageSettings {
   uploadFiletypes: readonly string[];
 }
 
-const SWEEP_EVERY_MS = 60_000;
-
 /**
  * The fake S3 bucket behind upload sessions: presigned part URLs, streamed part storage with
  * real ETags (partUpload.ts), verified completion (completion.ts), presigned downloads and the
  * FileSource the transcription service resolves DownloadUrls through (downloads.ts), and
- * timer-free housekeeping (housekeeping.ts). Bytes live in the BlobStore; sessions, parts and
+ * housekeeping the background timer runs (housekeeping.ts). Bytes live in the BlobStore; sessions, parts and
  * files are small records in the Store, each with its app's client_id.
  */
 export class StorageService implements FileSource, Lifecycle {
@@ -42,7 +40,6 @@ export class StorageService implements FileSource, Lifecycle {
   readonly completing = new Map<string, Promise<unknown>>();
   /** Blob names draw from their own stream, so PUTs do not shift the ids clients see. */
   private readonly blobNames: Random;
-  private lastSweep = Number.NEGATIVE_INFINITY;
   /** The filetypes generate-presigned-urls accepts: live's pair plus --upload-filetypes. */
   private readonly filetypes: ReadonlySet<string>;
 
@@ -65,7 +62,6 @@ export class StorageService implements FileSource, Lifecycle {
 
   /** generate-presigned-urls: a session of ceil(filesize / ChunkSize) presigned parts. */
   async createUpload(user: TokenClaims, filesize: number, filetype: string, publicUrl: string) {
-    await this.sweep();
     const chunk = this.settings.chunkSize;
     const max = Math.min(this.settings.maxFileSize, chunk * MAX_PARTS);
     if (!Number.isSafeInteger(filesize) || filesize < 1 || filesize > max) {
@@ -152,19 +148,16 @@ export class StorageService implements FileSource, Lifecycle {
   }
 
   /**
-   * Housekeeping without timers: abandoned sessions (past `expires_ms` on the injected clock)
-   * are removed when a session is created or completed, at most once a simulated minute.
-   * Until then an expired session already behaves as gone (`session()` checks the clock).
+   * Up to `budget` abandoned sessions (past `expires_ms` on the injected clock) removed with
+   * their bytes: the background housekeeper's work. Until then an expired session already
+   * behaves as gone (`session()` checks the clock).
    */
-  async sweep(): Promise<number> {
-    const now = this.clockOf(undefined).now();
-    if (Math.abs(now - this.lastSweep) < SWEEP_EVERY_MS) return 0;
-    this.lastSweep = now;
-    return sweepAbandoned(this);
+  /** Abandoned sessions, judged on each session's app clock (see sweepAbandoned). */
+  sweep(budget: number): Promise<number> {
+    return sweepAbandoned(this, budget);
   }
 
   async resetAll(): Promise<void> {
-    this.lastSweep = Number.NEGATIVE_INFINITY;
     await this.blobs.clear();
   }
 

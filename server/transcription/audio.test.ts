@@ -1,7 +1,14 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { Random } from '../core/random.js';
 import { AUDIO_FIXTURES, audioPath, openAudio, readAudio } from '../testing/audioFixtures.js';
-import { fallbackDuration, probeAudio } from './audio.js';
+import { useTestServers } from '../testing/useTestServers.js';
+import { fallbackDuration, probeAudio, publicReason } from './audio.js';
+import { hasMpegFrames } from './mpegFrames.js';
+
+const { tempDir } = useTestServers();
 
 describe('probeAudio', () => {
   it.each(
@@ -31,6 +38,52 @@ describe('probeAudio', () => {
       expect(r.ok, filetype).toBe(false);
       if (!r.ok) expect(r.message).toMatch(/^The audio file could not be decoded/);
     }
+  });
+
+  it('calls random bytes named .mp3, .wav or .m4a undecodable, read from a file or a stream', async () => {
+    const random = new Random('undecodable-audio');
+    const dir = await tempDir();
+    for (const filetype of ['mp3', 'wav', 'm4a']) {
+      for (const size of [200, 4_000, 60_000, 250_000, 60_001, 4_001]) {
+        const bytes = random.bytes(size);
+        const path = join(dir, `noise-${size}.${filetype}`);
+        await writeFile(path, bytes);
+        const open = () => Readable.from([bytes]);
+        for (const r of [
+          await probeAudio({ filetype, size, open }),
+          await probeAudio({ filetype, size, open, path }),
+        ]) {
+          expect(r, `${size} random bytes as ${filetype}`).toMatchObject({ ok: false });
+          if (!r.ok) expect(r.message).toMatch(/^The audio file could not be decoded/);
+          if (!r.ok) expect(r.message).not.toContain(dir);
+        }
+      }
+    }
+  });
+
+  it('finds the chain of MPEG frames of a real MP3, also behind an ID3v2 tag, and none in noise', async () => {
+    const mp3 = await readAudio(AUDIO_FIXTURES.mp3);
+    expect(hasMpegFrames(mp3)).toBe(true);
+    const tag = Buffer.alloc(10 + 300);
+    tag.write('ID3\u0004\u0000\u0000', 0, 'latin1');
+    tag.writeUInt32BE((300 >> 7) * 256 + (300 & 0x7f), 6); // 300 as a syncsafe integer
+    expect(hasMpegFrames(Buffer.concat([tag, mp3]))).toBe(true);
+    expect(hasMpegFrames(Buffer.concat([tag, new Random('n').bytes(50_000)]))).toBe(false);
+    // The same frames cut after one frame: too little to call it audio.
+    expect(hasMpegFrames(mp3.subarray(0, 150))).toBe(false);
+  });
+
+  it('never names a server path in a failure message', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'blobs', 'ab', 'no-such-blob');
+    const r = await probeAudio({ filetype: 'mp3', size: 10, open: () => Readable.from([]), path });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.message).not.toContain(dir);
+    expect(publicReason(`ENOENT: no such file or directory, open '${path}'`)).toBe(
+      "ENOENT: no such file or directory, open '[path]'",
+    );
+    expect(publicReason('C:\\data\\blobs\\x failed\nstack')).toBe('[path] failed');
+    expect(publicReason('Unsupported MPEG-4/AAC profile')).toBe('Unsupported MPEG-4/AAC profile');
   });
 
   it('gives URLs it cannot read a stable stand-in duration of 20–180 s', () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { AudioInfo } from './model.js';
+import { hasMpegFrames, readHead } from './mpegFrames.js';
 
 /** What the probe needs of a stored file: its type, size, and a way to read it. */
 export interface AudioSource {
@@ -26,10 +27,27 @@ const MIME: Record<string, string> = {
   amr: 'audio/amr',
 };
 
+const undecodable = (why: string): AudioInfo => ({
+  ok: false,
+  message: `The audio file could not be decoded: ${why}`,
+});
+
+/**
+ * A parser's message, fit for the app that uploaded the file: its first line, with anything
+ * that looks like a file system path (the blob's place on this server) cut out.
+ */
+export const publicReason = (message: string): string =>
+  message
+    .split('\n')[0]!
+    .replace(/(?:[A-Za-z]:)?(?:[\\/][^\s'"\\/:,;)]+){2,}[\\/]?/g, '[path]')
+    .slice(0, 200);
+
 /**
  * Read the real duration of an audio file with music-metadata (WAV, MP3, M4A/AAC, OGG/Opus,
  * FLAC, WebM…). The library is imported on first use so start-up does not pay for it
- * (~80 ms). Anything it cannot decode, or that has no audible length, is "not audio".
+ * (~80 ms). Anything it cannot decode, or that has no audible length, is "not audio"; so is
+ * "MPEG" in which music-metadata synced on a few stray bit patterns but no real chain of
+ * frames starts (random bytes named .mp3).
  */
 export async function probeAudio(src: AudioSource): Promise<AudioInfo> {
   const { parseFile, parseStream } = await import('music-metadata');
@@ -44,12 +62,14 @@ export async function probeAudio(src: AudioSource): Promise<AudioInfo> {
     }
     const d = meta.format.duration;
     if (!meta.format.container || d === undefined || !Number.isFinite(d) || d <= 0) {
-      return { ok: false, message: `The audio file could not be decoded: no audio stream found (${ext}).` };
+      return undecodable(`no audio stream found (${ext}).`);
+    }
+    if (meta.format.container === 'MPEG' && !hasMpegFrames(await readHead(src.open()))) {
+      return undecodable(`no valid MPEG audio frames found (${ext}).`);
     }
     return { ok: true, duration_s: Math.round(d * 1000) / 1000 };
   } catch (e) {
-    const why = (e as Error).message.split('\n')[0];
-    return { ok: false, message: `The audio file could not be decoded: ${why}` };
+    return undecodable(publicReason((e as Error).message));
   } finally {
     stream?.destroy();
   }

@@ -149,6 +149,28 @@ describe('TranscriptionService', () => {
     expect(files.lookups).toBe(3);
   });
 
+  it('never shares an audio read across apps, nor across file types', async () => {
+    const files = new TableSource();
+    const { svc, advance } = await setup({ files });
+    const bytes = Buffer.from('not audio at all\n'.repeat(40));
+    const md5 = 'eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
+    const asMp3 = files.add(`${md5}`, 'mp3', bytes);
+    const asWav = files.add(`wav-${md5}`, 'wav', bytes);
+    const a = await svc.submit(APP, { file_url: asMp3 });
+    const b = await svc.submit(OTHER, { file_url: asMp3 });
+    const c = await svc.submit(OTHER, { file_url: asWav });
+    advance(10_000);
+    const [ta, tb, tc] = [
+      await svc.get(APP, a.transcription_id),
+      await svc.get(OTHER, b.transcription_id),
+      await svc.get(OTHER, c.transcription_id),
+    ];
+    // Three submissions, three reads: the same MD5 read for one app is read again for another.
+    expect(files.lookups).toBe(6);
+    for (const t of [ta, tb, tc]) expect(t.status).toBe('FAILURE');
+    expect(tc.message).not.toContain('mp3');
+  });
+
   it('takes the outcome of a rule at submission and keeps it on the task', async () => {
     const asked: string[] = [];
     const { svc, advance } = await setup({

@@ -44,7 +44,6 @@ type StorageSource = Extract<TaskRecord['source'], { kind: 'storage' }>;
 const notFound = () => SimError.notFound('TRANSCRIPTION_NOT_FOUND', 'No transcription task with this id.');
 const RESULT_CACHE = 256;
 /** Expired tasks nobody asks for again are swept at a submission, at most once a simulated hour. */
-const SWEEP_EVERY_MS = 3_600_000;
 const AUDIO_CACHE = 1024;
 
 /**
@@ -57,15 +56,17 @@ const AUDIO_CACHE = 1024;
  * read from the store on each poll, so attaching or detaching shows at once).
  *
  * Retention: a task that finished (SUCCESS, FAILURE, REVOKED) more than --result-retention
- * ago on the simulated clock is gone — 404 like an unknown id — and is deleted when found so.
+ * ago on the simulated clock is gone — 404 like an unknown id — and is deleted when found so,
+ * or by the background housekeeper.
+ * Audio durations are cached by app, MD5 and file type (never across apps: a cache hit
+ * would tell an app that another one uploaded the same bytes).
  */
 export class TranscriptionService implements Lifecycle {
   private readonly tasks: Collection<TaskRecord>;
   private readonly random: Random;
   private readonly probes = new Map<string, Promise<TaskRecord | undefined>>();
-  private readonly audioByMd5 = new Map<string, Promise<AudioInfo>>();
+  private readonly audioCache = new Map<string, Promise<AudioInfo>>();
   private readonly results = new Map<string, Heard>();
-  private lastSweep = Number.NEGATIVE_INFINITY;
   private readonly clockOf: ClockOf;
 
   constructor(
@@ -95,7 +96,6 @@ export class TranscriptionService implements Lifecycle {
   }
 
   async submit(app: PartnerApp, req: { file_url: string; params?: TranscriptionParams }): Promise<TaskBody> {
-    await this.sweep();
     const found = this.opts.files?.lookup(req.file_url);
     const source: TaskRecord['source'] =
       found === undefined
@@ -169,9 +169,8 @@ export class TranscriptionService implements Lifecycle {
   }
 
   resetAll(): void {
-    this.lastSweep = Number.NEGATIVE_INFINITY;
     this.probes.clear();
-    this.audioByMd5.clear();
+    this.audioCache.clear();
     this.results.clear();
   }
 
@@ -196,13 +195,18 @@ export class TranscriptionService implements Lifecycle {
     return taskExpired(rec, this.deps.config, this.clockOf(rec.client_id).now());
   }
 
-  /** Tasks past their retention, deleted (a task whose audio is still being read is left alone). */
-  private async sweep(): Promise<void> {
-    const now = this.deps.clock.now();
-    if (Math.abs(now - this.lastSweep) < SWEEP_EVERY_MS) return;
-    this.lastSweep = now;
-    await this.tasks.deleteWhere(
-      (r) => (r.source.kind !== 'storage' || r.audio !== undefined) && this.expired(r),
+  /**
+   * Up to `budget` tasks past their retention on their app's clock, deleted (a task whose audio
+   * is still being read is left alone): the background housekeeper's work, never a request's.
+   */
+  async sweepExpired(budget: number): Promise<number> {
+    let found = 0;
+    return this.tasks.deleteWhere(
+      (r) =>
+        found < budget &&
+        (r.source.kind !== 'storage' || r.audio !== undefined) &&
+        this.expired(r) &&
+        ++found > 0,
     );
   }
 
@@ -238,7 +242,7 @@ export class TranscriptionService implements Lifecycle {
     if (rec.source.kind !== 'storage' || rec.audio) return rec;
     let probe = this.probes.get(rec.transcription_id);
     if (!probe) {
-      probe = this.readAudio(rec.transcription_id, rec.source).finally(() =>
+      probe = this.readAudio(rec.transcription_id, rec.client_id, rec.source).finally(() =>
         this.probes.delete(rec.transcription_id),
       );
       this.probes.set(rec.transcription_id, probe);
@@ -246,8 +250,12 @@ export class TranscriptionService implements Lifecycle {
     return (await probe) ?? rec;
   }
 
-  private async readAudio(id: string, file: StorageSource): Promise<TaskRecord | undefined> {
-    const audio = await this.audioOf(file);
+  private async readAudio(
+    id: string,
+    clientId: string,
+    file: StorageSource,
+  ): Promise<TaskRecord | undefined> {
+    const audio = await this.audioOf(clientId, file);
     // Re-read: the task may have been pinned or removed while the audio was read.
     const latest = this.tasks.get(id);
     if (!latest) return undefined;
@@ -257,11 +265,13 @@ export class TranscriptionService implements Lifecycle {
   }
 
   /**
-   * One read per distinct audio (by MD5), shared by concurrent and later tasks. The file is
-   * found by id: the submission checked its URL, which may have expired since (a restart).
+   * One read per app and distinct audio (MD5 and type: the type picks the parser), shared by
+   * concurrent and later tasks of that app. The file is found by id: the submission checked
+   * its URL, which may have expired since (a restart).
    */
-  private audioOf({ file_id, md5 }: StorageSource): Promise<AudioInfo> {
-    let p = this.audioByMd5.get(md5);
+  private audioOf(clientId: string, { file_id, md5, filetype }: StorageSource): Promise<AudioInfo> {
+    const key = `${clientId}\u0000${md5}\u0000${filetype}`;
+    let p = this.audioCache.get(key);
     if (!p) {
       const found = this.opts.files?.byId(file_id);
       if (found?.status !== 'found') {
@@ -269,9 +279,9 @@ export class TranscriptionService implements Lifecycle {
         return Promise.resolve({ ok: false, message: `The audio file could not be downloaded: ${reason}` });
       }
       p = probeAudio({ ...found.file, open: found.open, path: found.path });
-      if (this.audioByMd5.size >= AUDIO_CACHE)
-        this.audioByMd5.delete(this.audioByMd5.keys().next().value as string);
-      this.audioByMd5.set(md5, p);
+      if (this.audioCache.size >= AUDIO_CACHE)
+        this.audioCache.delete(this.audioCache.keys().next().value as string);
+      this.audioCache.set(key, p);
     }
     return p;
   }

@@ -1,0 +1,158 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { fromRoot } from '../server/core/root.js';
+import { fmt, spawnSimulator } from './lib.js';
+import { procRss } from './simProcess.js';
+import { SOAK_APPS, type SoakApp, SoakTraffic } from './soakTraffic.js';
+
+const HELP = `Usage: npm run soak [-- --seconds 60] [-- --connections 200] [-- --warmup 10] [-- --settle 5]
+
+Runs the built simulator (dist/) in a child process with a temporary --data-dir and drives it
+on 127.0.0.1 with mixed partner traffic (tokens, binding GET, presign + part PUT + complete,
+transcription submit + get) over <connections> keep-alive connections: a warm-up, then
+<seconds> of traffic. Every few seconds the app not in use is reset (as test suites do), so
+stored state stays bounded and memory growth means a leak. Exits 1 unless there were 0 errors
+and the simulator's RSS after the run (and <settle> idle seconds) is within 10 % of its RSS
+after the warm-up (and the same idle time). SOAK_SECONDS in the environment sets --seconds.
+`;
+
+/** Apps take turns: while one is driven, the other is reset once its flows are done. */
+const EPOCH_MS = 2000;
+/** The run must end by itself: this much on top of its planned length, then it gives up. */
+const GRACE_MS = 60_000;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const mib = (b: number) => `${fmt(b / 2 ** 20)} MiB`;
+
+async function soak(opts: { seconds: number; connections: number; warmup: number; settle: number }) {
+  // SIGUSR2 makes the child collect garbage (gcOnSignal.ts) before its RSS is read.
+  const gcHook = pathToFileURL(fromRoot('dist', 'bench', 'gcOnSignal.js')).href;
+  const dataDir = await mkdtemp(join(tmpdir(), 'partner-sim-soak-'));
+  const sim = await spawnSimulator(['--data-dir', dataDir], ['--expose-gc', '--import', gcHook]);
+  const pid = sim.child.pid!;
+  const traffic = new SoakTraffic(`${sim.url}/developer/api`, opts.connections);
+  const inflight = new Map<string, number>(SOAK_APPS.map((a) => [a.client_id, 0]));
+  let epoch = 0;
+  let running = false;
+  let flows = 0;
+
+  const reset = async (app: SoakApp) => {
+    const r = await fetch(`${sim.url}/__admin/reset`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: app.client_id }),
+    });
+    if (r.status !== 204) traffic.stats.errors++;
+  };
+  const worker = async () => {
+    while (running) {
+      const app = SOAK_APPS[epoch % 2]!;
+      inflight.set(app.client_id, inflight.get(app.client_id)! + 1);
+      await traffic.flow(flows++, app);
+      inflight.set(app.client_id, inflight.get(app.client_id)! - 1);
+    }
+  };
+  const resetter = async () => {
+    while (running) {
+      await sleep(EPOCH_MS);
+      const prev = SOAK_APPS[epoch++ % 2]!;
+      while (inflight.get(prev.client_id)! > 0) await sleep(5);
+      await reset(prev);
+    }
+  };
+  /** Drive traffic for `ms`; resolves once every flow has finished. */
+  const drive = async (ms: number) => {
+    running = true;
+    const all = [...Array.from({ length: opts.connections }, worker), resetter()];
+    await sleep(ms);
+    running = false;
+    await Promise.all(all);
+  };
+  /**
+   * Idle RSS: both apps reset (same stored state each time), a full GC, `settle` quiet
+   * seconds (V8 hands freed pages back lazily), another GC, then the reading.
+   */
+  const idleRss = async () => {
+    for (const app of SOAK_APPS) await reset(app);
+    process.kill(pid, 'SIGUSR2');
+    await sleep(opts.settle * 1000);
+    process.kill(pid, 'SIGUSR2');
+    await sleep(200);
+    return procRss(pid);
+  };
+
+  try {
+    await drive(opts.warmup * 1000);
+    const rssWarm = await idleRss();
+    const before = traffic.stats.requests;
+    const t0 = performance.now();
+    await drive(opts.seconds * 1000);
+    const elapsed = (performance.now() - t0) / 1000;
+    const requests = traffic.stats.requests - before;
+    const rssEnd = await idleRss();
+    return { rssWarm, rssEnd, requests, rate: requests / elapsed, stats: traffic.stats };
+  } finally {
+    traffic.close();
+    await sim.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      seconds: { type: 'string', default: process.env.SOAK_SECONDS ?? '60' },
+      connections: { type: 'string', default: '200' },
+      warmup: { type: 'string' },
+      settle: { type: 'string', default: '5' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const seconds = Number(values.seconds);
+  const opts = {
+    seconds,
+    connections: Number(values.connections),
+    warmup: Number(values.warmup ?? Math.min(10, Math.max(1, seconds / 4))),
+    settle: Number(values.settle),
+  };
+  if (Object.values(opts).some((n) => !Number.isFinite(n) || n <= 0) || !Number.isInteger(opts.connections)) {
+    process.stderr.write(`soak: every option must be a positive number\n\n${HELP}`);
+    return 2;
+  }
+  const planned = (opts.warmup + opts.seconds + 2 * opts.settle) * 1000 + GRACE_MS;
+  const deadline = setTimeout(() => {
+    process.stderr.write(`soak: not finished after ${planned / 1000} s, giving up\n`);
+    process.exit(1);
+  }, planned);
+  deadline.unref();
+  process.stdout.write(
+    `soak: ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.seconds} s of mixed traffic\n`,
+  );
+  const r = await soak(opts);
+  const growth = r.rssEnd / r.rssWarm - 1;
+  const ok = r.stats.errors === 0 && growth <= 0.1;
+  const lines = [
+    `requests: ${r.requests} in ${opts.seconds} s = ${fmt(r.rate)} requests/s (${r.stats.requests} with warm-up)`,
+    `errors: ${r.stats.errors}${r.stats.samples.map((s) => `\n  - ${s}`).join('')}`,
+    `RSS after warm-up: ${mib(r.rssWarm)}, at end: ${mib(r.rssEnd)} (${growth >= 0 ? '+' : ''}${fmt(growth * 100)} %, target <= +10 %)`,
+    `=> ${ok ? 'OK' : 'MISSED'}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return ok ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e) => {
+    process.stderr.write(`soak: ${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  },
+);
