@@ -30,7 +30,7 @@ export async function createSimulator(
 ): Promise<Simulator> {
   const logger = pino({ level: config.logLevel, base: { name: 'partner-sim' } });
   const store = await openStore(config);
-  const instance = await Instance.boot(store, new Random(`${config.seed}/boot`));
+  const instance = await Instance.boot(store, new Random(`${config.seed}/boot`), (m) => logger.warn(m));
   const clock = new SimClock(instance.clockOffsetMs, Date.now, instance.clockFrozenAt);
   // The generation makes ids of a restarted instance differ from those it already handed out.
   const random = new Random(`${config.seed}#${instance.generation}`);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type SimClock, toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
+import { changeClock } from '../domain/clockControl.js';
 import { fromRoot } from '../core/root.js';
 import type { Handlers } from '../http/types.js';
 import { resetAll, resetApp } from '../services.js';
@@ -40,10 +41,7 @@ export const adminHandlers = {
 
   setClock: async ({ body, services }) => {
     const { clock, instance } = services.deps;
-    if ('advance_ms' in body) clock.advance(body.advance_ms);
-    if ('now' in body) clock.set(Date.parse(body.now));
-    if (body.freeze !== undefined) clock.freeze(body.freeze);
-    await instance.update({ clockOffsetMs: clock.offsetMs, clockFrozenAt: clock.frozenAtMs ?? null });
+    await changeClock(clock, instance, body);
     return { status: 200, body: clockState(clock) };
   },
 
