@@ -50,6 +50,12 @@ function banner(url: string, config: Config, apps: PartnerApp[]): string {
     `  storage:     ${config.publicUrl ?? url}/storage`,
     `  control API: ${url}/__admin  (spec: ${url}/__admin/openapi.yaml)`,
     `  state:       ${store}`,
+    ...(config.seed === undefined
+      ? []
+      : [
+          `WARNING: --seed ${JSON.stringify(config.seed)} makes this instance's secrets guessable (token and URL`,
+          '  signing keys, generated credentials and ids): use it for reproducible tests only.',
+        ]),
     'Demo credentials:',
     creds || '  (no apps in fixtures: create one with POST /__admin/apps)',
     '',

@@ -30,10 +30,14 @@ export async function createSimulator(
 ): Promise<Simulator> {
   const logger = pino({ level: config.logLevel, base: { name: 'partner-sim' } });
   const store = await openStore(config);
-  const instance = await Instance.boot(store, new Random(`${config.seed}/boot`), (m) => logger.warn(m));
+  const instance = await Instance.boot(
+    store,
+    new Random(config.seed === undefined ? undefined : `${config.seed}/boot`),
+    (m) => logger.warn(m),
+  );
   const clock = new SimClock(instance.clockOffsetMs, Date.now, instance.clockFrozenAt);
   // The generation makes ids of a restarted instance differ from those it already handed out.
-  const random = new Random(`${config.seed}#${instance.generation}`);
+  const random = new Random(config.seed === undefined ? undefined : `${config.seed}#${instance.generation}`);
   const deps = { config, clock, random, store, logger, instance };
   const services = createServices(deps);
   if (!instance.seeded) await seedAll(services, config.fixturesDir);

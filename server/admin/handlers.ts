@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { type SimClock, toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
-import { changeClock } from '../domain/clockControl.js';
 import { fromRoot } from '../core/root.js';
+import { changeClock } from '../domain/clockControl.js';
 import type { Handlers } from '../http/types.js';
 import { resetAll, resetApp } from '../services.js';
 import { adminSpec } from '../spec/openapi.js';

@@ -36,6 +36,8 @@ type StorageSource = Extract<TaskRecord['source'], { kind: 'storage' }>;
 
 const notFound = () => SimError.notFound('TRANSCRIPTION_NOT_FOUND', 'No transcription task with this id.');
 const RESULT_CACHE = 256;
+/** Transcripts are test data, not secrets: without --seed they still follow the audio alone. */
+const RESULT_SEED = 'partner-sim';
 const AUDIO_CACHE = 1024;
 
 /**
@@ -178,7 +180,12 @@ export class TranscriptionService implements Lifecycle {
     if (!r) {
       const audioKey = rec.source.kind === 'storage' ? `md5:${rec.source.md5}` : `url:${rec.file_url}`;
       r = await buildResult(
-        { seed: this.deps.config.seed, audioKey, duration: this.duration(rec), params: rec.params },
+        {
+          seed: this.deps.config.seed ?? RESULT_SEED,
+          audioKey,
+          duration: this.duration(rec),
+          params: rec.params,
+        },
         shape,
       );
       if (this.results.size >= RESULT_CACHE) this.results.delete(this.results.keys().next().value as string);
