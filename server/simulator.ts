@@ -10,6 +10,7 @@ import { Instance } from './domain/instance.js';
 import { createServices, type Services, seedAll } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 import { validatorsFor } from './spec/validators.js';
+import { removeOrphans } from './storage/recovery.js';
 import { openStore } from './store/openStore.js';
 
 export interface Simulator {
@@ -40,6 +41,10 @@ export async function createSimulator(
   const random = new Random(config.seed === undefined ? undefined : `${config.seed}#${instance.generation}`);
   const deps = { config, clock, random, store, logger, instance };
   const services = createServices(deps);
+  // Before listening: what a crash left half-written goes while no request can be using it.
+  const orphans = await removeOrphans(services.storage);
+  if (orphans.blobs + orphans.parts > 0)
+    logger.info(orphans, 'removed storage left behind by an interrupted run');
   if (!instance.seeded) await seedAll(services, config.fixturesDir);
   const app = createApp({ ...deps, ...extra, services });
   return {
