@@ -38,7 +38,8 @@ function serveHelp(): string {
   return `Usage: partner-sim serve [options]\n\nRuns the simulator. Flags win over environment variables, which win over defaults.\n\nOptions:\n${rows.join('\n')}\n  ${'--help'.padEnd(30)} show this help\n`;
 }
 
-function banner(url: string, config: Config, apps: PartnerApp[]): string {
+/** The start banner (exported for its test). */
+export function banner(url: string, config: Config, apps: PartnerApp[]): string {
   const creds = apps
     .map((a) => `  [${a.region}] client_id=${a.client_id}  secret_key=${a.secret_key}  api_key=${a.api_key}`)
     .join('\n');
