@@ -55,7 +55,8 @@ export async function sourceCliEntry(): Promise<string> {
   }
   // Builds of earlier sources are never used again.
   for (const old of await readdir(dirname(out))) {
-    if (old !== basename(out) && !old.endsWith('.tmp')) await rm(join(dirname(out), old), { recursive: true, force: true });
+    if (old !== basename(out) && !old.endsWith('.tmp'))
+      await rm(join(dirname(out), old), { recursive: true, force: true });
   }
   return entry;
 }
