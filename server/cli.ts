@@ -83,8 +83,9 @@ async function serve(argv: string[]): Promise<number> {
   }
   const config = parseConfig(parsed.values as Record<string, string | boolean>, process.env);
   const sim = await startSimulator(config);
-  process.stdout.write(banner(sim.url, config, sim.services.apps.list()));
-  await new Promise<void>((resolve) => {
+  // Handlers first, banner second: whoever waits for the banner may signal at once, and a
+  // SIGTERM before the handler exists would kill the process without flushing state.
+  const stopped = new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
       process.stdout.write(`partner-sim: ${signal}, flushing state and stopping\n`);
       sim.stop().then(resolve, (e) => {
@@ -95,6 +96,8 @@ async function serve(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
+  process.stdout.write(banner(sim.url, config, sim.services.apps.list()));
+  await stopped;
   return 0;
 }
 
