@@ -16,6 +16,11 @@ export interface InstanceRecord {
   /** Set while the clock is frozen (POST /__admin/clock {"freeze": true}). */
   clockFrozenAt?: number | null;
   seeded: boolean;
+  /**
+   * Where the master secret came from: `random` (CSPRNG) or `seed` (computable from --seed).
+   * Absent in records written before secrets were random: those were all seed-derived.
+   */
+  secretSource?: 'random' | 'seed';
 }
 
 const ID = 'instance';
@@ -38,9 +43,10 @@ export class Instance {
   ): Promise<Instance> {
     const col = store.collection<InstanceRecord>('meta');
     const prev = col.get(ID);
+    const secretSource = bootRandom.secure ? 'random' : 'seed';
     const rec: InstanceRecord = prev
       ? repaired(prev, bootRandom, warn)
-      : { masterSecret: bootRandom.hex(32), generation: 0, clockOffsetMs: 0, seeded: false };
+      : { masterSecret: bootRandom.hex(32), secretSource, generation: 0, clockOffsetMs: 0, seeded: false };
     await col.put(ID, rec);
     return new Instance(store, rec);
   }
@@ -93,6 +99,14 @@ function repaired(prev: InstanceRecord, bootRandom: Random, warn: (message: stri
       'instance record: the master secret is unreadable; a new one is made (earlier tokens and URLs stop working)',
     );
     rec.masterSecret = bootRandom.hex(32);
+    rec.secretSource = bootRandom.secure ? 'random' : 'seed';
+  } else if (bootRandom.secure && prev.secretSource !== 'random') {
+    // A secret anyone could compute from a seed must not outlive the run that chose the seed.
+    warn(
+      'instance record: the master secret was derived from a seed (guessable); a random one replaces it (earlier tokens and URLs stop working)',
+    );
+    rec.masterSecret = bootRandom.hex(32);
+    rec.secretSource = 'random';
   }
   return rec;
 }

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Random } from '../core/random.js';
 import { putPart, startUpload, uploadAll } from '../storage/uploadClient.js';
+import { MemoryStore } from '../store/memoryStore.js';
 import { bearer, DEMO_US, http, userToken } from '../testing/http.js';
 import { useTestServers } from '../testing/useTestServers.js';
+import { Instance, type InstanceRecord } from './instance.js';
 import { signJwt, verifyJwt } from './jwt.js';
 
 const servers = useTestServers();
@@ -71,6 +73,37 @@ describe('secrets of an instance without --seed', () => {
     expect(a.hex(32)).not.toBe(b.hex(32));
     expect(a.fork('apps').token()).not.toBe(a.fork('apps').token());
     expect(new Random('x').fork('apps').hex(8)).toBe(new Random('x').fork('apps').hex(8));
+  });
+});
+
+describe('the master secret of a data folder', () => {
+  const secretOf = (i: Instance) => i.secret('jwt').toString('hex');
+
+  it('is random and kept across restarts, with or without a later --seed', async () => {
+    const store = new MemoryStore();
+    const first = await Instance.boot(store, new Random(undefined));
+    expect(store.collection<InstanceRecord>('meta').get('instance')?.secretSource).toBe('random');
+    expect(secretOf(await Instance.boot(store, new Random(undefined)))).toBe(secretOf(first));
+    expect(secretOf(await Instance.boot(store, new Random('later-seed')))).toBe(secretOf(first));
+    expect(secretOf(await Instance.boot(new MemoryStore(), new Random(undefined)))).not.toBe(secretOf(first));
+  });
+
+  it('is replaced, with a warning, when it came from a seed and the folder starts without one', async () => {
+    for (const legacy of [false, true]) {
+      const store = new MemoryStore();
+      const seeded = await Instance.boot(store, new Random('partner-sim/boot'));
+      if (legacy) {
+        // Written before secrets were random: no secretSource, always seed-derived.
+        const meta = store.collection<InstanceRecord>('meta');
+        const { secretSource: _s, ...old } = meta.get('instance')!;
+        await meta.put('instance', old);
+      }
+      expect(secretOf(await Instance.boot(store, new Random('partner-sim/boot')))).toBe(secretOf(seeded));
+      const warnings: string[] = [];
+      const now = await Instance.boot(store, new Random(undefined), (m) => warnings.push(m));
+      expect(secretOf(now)).not.toBe(secretOf(seeded));
+      expect(warnings.join('\n')).toMatch(/derived from a seed \(guessable\)/);
+    }
   });
 });
 
