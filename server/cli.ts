@@ -82,6 +82,9 @@ async function serve(argv: string[]): Promise<number> {
     return 0;
   }
   const config = parseConfig(parsed.values as Record<string, string | boolean>, process.env);
+  // A reader that went away (`partner-sim serve | head -3`) makes writes to stdout fail with
+  // EPIPE; unhandled, that error event would end the simulator. Logs are lost, serving is not.
+  process.stdout.on('error', () => {});
   const sim = await startSimulator(config);
   // Handlers first, banner second: whoever waits for the banner may signal at once, and a
   // SIGTERM before the handler exists would kill the process without flushing state.

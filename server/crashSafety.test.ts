@@ -29,10 +29,22 @@ interface Child {
   exited: Promise<number | null>;
 }
 
-function launch(dir: string): Promise<Child> {
+function launch(dir: string, extra: string[] = []): Promise<Child> {
   const proc = spawn(
     process.execPath,
-    [entry, 'serve', '--port', '0', '--data-dir', dir, '--log-level', 'silent', '--chunk-size', '4'],
+    [
+      entry,
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dir,
+      '--log-level',
+      'silent',
+      '--chunk-size',
+      '4',
+      ...extra,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
@@ -189,5 +201,17 @@ describe('crash safety (SIGKILL)', () => {
     const next = await launch(dir);
     next.proc.kill('SIGTERM');
     expect(await next.exited).toBe(0);
+  });
+
+  it('keeps serving when its stdout reader goes away (EPIPE), and still stops cleanly', async () => {
+    const child = await launch(await servers.tempDir(), ['--log-level', 'info']);
+    child.proc.stdout!.destroy();
+    for (let i = 0; i < 3; i++) {
+      const r = await http('POST', `${child.url}/developer/api/oauth/partner/access-token`, { form: {} });
+      expect(r.status).toBe(401);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.proc.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
   });
 });
