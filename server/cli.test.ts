@@ -3,7 +3,7 @@ import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { banner, fixtureApps, main } from './cli.js';
-import { options, parseConfig } from './config.js';
+import { options, parseConfig, testConfig } from './config.js';
 import { fromRoot } from './core/root.js';
 import { http } from './testing/http.js';
 import { useTestServers } from './testing/useTestServers.js';
@@ -56,6 +56,17 @@ describe('partner-sim CLI', () => {
     expect(await main(['serve', '--log-level', 'loud'])).toBe(2);
     expect(io.err()).toMatch(/choose fatal, error/);
     expect(await main(['serve', '--public-url', 'ftp://x'])).toBe(2);
+  });
+});
+
+describe('start banner', () => {
+  it('warns that an explicit --seed makes secrets guessable, and only then', () => {
+    expect(banner('http://127.0.0.1:1', testConfig({ seed: 'demo' }), [])).toMatch(
+      /WARNING: --seed "demo".*guessable/,
+    );
+    expect(banner('http://127.0.0.1:1', testConfig(), [])).not.toContain('WARNING');
+    expect(parseConfig({}).seed).toBeUndefined();
+    expect(parseConfig({ seed: 'x' }).seed).toBe('x');
   });
 });
 

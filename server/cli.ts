@@ -50,6 +50,7 @@ export async function fixtureApps(config: Config, apps: PartnerApp[]): Promise<P
   return apps.filter((a) => ids.has(a.client_id));
 }
 
+/** The start banner (exported for its test). */
 export function banner(url: string, config: Config, apps: PartnerApp[]): string {
   const creds = apps
     .map((a) => `  [${a.region}] client_id=${a.client_id}  secret_key=${a.secret_key}  api_key=${a.api_key}`)
@@ -62,6 +63,12 @@ export function banner(url: string, config: Config, apps: PartnerApp[]): string 
     `  storage:     ${config.publicUrl ?? url}/storage`,
     `  control API: ${url}/__admin  (spec: ${url}/__admin/openapi.yaml)`,
     `  state:       ${store}`,
+    ...(config.seed === undefined
+      ? []
+      : [
+          `WARNING: --seed ${JSON.stringify(config.seed)} makes this instance's secrets guessable (token and URL`,
+          '  signing keys, generated credentials and ids): use it for reproducible tests only.',
+        ]),
     'Demo credentials (fixture apps):',
     creds || '  (no apps in fixtures: create one with POST /__admin/apps)',
     '',
@@ -87,9 +94,13 @@ async function serve(argv: string[]): Promise<number> {
     return 0;
   }
   const config = parseConfig(parsed.values as Record<string, string | boolean>, process.env);
+  // A reader that went away (`partner-sim serve | head -3`) makes writes to stdout fail with
+  // EPIPE; unhandled, that error event would end the simulator. Logs are lost, serving is not.
+  process.stdout.on('error', () => {});
   const sim = await startSimulator(config);
-  process.stdout.write(banner(sim.url, config, await fixtureApps(config, sim.services.apps.list())));
-  await new Promise<void>((resolve) => {
+  // Handlers first, banner second: whoever waits for the banner may signal at once, and a
+  // SIGTERM before the handler exists would kill the process without flushing state.
+  const stopped = new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
       process.stdout.write(`partner-sim: ${signal}, flushing state and stopping\n`);
       sim.stop().then(resolve, (e) => {
@@ -100,6 +111,8 @@ async function serve(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
+  process.stdout.write(banner(sim.url, config, await fixtureApps(config, sim.services.apps.list())));
+  await stopped;
   return 0;
 }
 

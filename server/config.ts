@@ -13,7 +13,8 @@ export interface Config {
   host: string;
   dataDir: string;
   inMemory: boolean;
-  seed: string;
+  /** Explicit seed: reproducible ids and secrets (tests). Undefined: from the CSPRNG. */
+  seed: string | undefined;
   fixturesDir: string;
   /** Base of presigned and download URLs; undefined = derived from each request's Host. */
   publicUrl: string | undefined;
@@ -55,7 +56,7 @@ export const defaults: Config = {
   host: '127.0.0.1',
   dataDir: resolve('data'),
   inMemory: false,
-  seed: 'partner-sim',
+  seed: undefined,
   fixturesDir: fromRoot('fixtures'),
   publicUrl: undefined,
   logLevel: 'info',

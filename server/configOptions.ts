@@ -44,7 +44,7 @@ export const options: OptionSpec[] = [
     key: 'seed',
     kind: 'string',
     env: 'PARTNER_SIM_SEED',
-    help: 'seed of the random source (ids, secrets, probabilistic faults)',
+    help: 'seed of the random source (ids, secrets, faults): reproducible but guessable; default: CSPRNG',
   },
   {
     flag: 'fixtures',

@@ -12,6 +12,7 @@ import { answerClientError } from './http/clientError.js';
 import { createServices, type Services, seedAll } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 import { validatorsFor } from './spec/validators.js';
+import { removeOrphans } from './storage/recovery.js';
 import { openStore } from './store/openStore.js';
 
 export interface Simulator {
@@ -34,12 +35,20 @@ export async function createSimulator(
 ): Promise<Simulator> {
   const logger = pino({ level: config.logLevel, base: { name: 'partner-sim' } });
   const store = await openStore(config);
-  const instance = await Instance.boot(store, new Random(`${config.seed}/boot`));
+  const instance = await Instance.boot(
+    store,
+    new Random(config.seed === undefined ? undefined : `${config.seed}/boot`),
+    (m) => logger.warn(m),
+  );
   const clock = new SimClock(instance.clockOffsetMs, Date.now, instance.clockFrozenAt, instance.clockShiftMs);
   // The generation makes ids of a restarted instance differ from those it already handed out.
-  const random = new Random(`${config.seed}#${instance.generation}`);
+  const random = new Random(config.seed === undefined ? undefined : `${config.seed}#${instance.generation}`);
   const deps = { config, clock, random, store, logger, instance };
   const services = createServices(deps);
+  // Before listening: what a crash left half-written goes while no request can be using it.
+  const orphans = await removeOrphans(services.storage);
+  if (orphans.blobs + orphans.parts > 0)
+    logger.info(orphans, 'removed storage left behind by an interrupted run');
   if (!instance.seeded) await seedAll(services, config.fixturesDir);
   const app = createApp({ ...deps, ...extra, services });
   const housekeeper = new Housekeeper(

@@ -36,7 +36,20 @@ export function requestRecorder(
     if (!journaled && !logger.isLevelEnabled('debug')) return next();
     const receivedMs = clock.now();
     const started = performance.now();
+    // A throw inside a 'close' listener is an uncaught exception: it would end the process
+    // over one bad journal entry or log line. Recording is best effort; serving is not.
     res.once('close', () => {
+      try {
+        record();
+      } catch (e) {
+        try {
+          logger.error({ err: e, path: scrub(req.originalUrl) }, 'request not recorded');
+        } catch {
+          // The logger itself failed: nothing left to tell.
+        }
+      }
+    });
+    const record = () => {
       const sim = simLocals(res);
       const { status, error } = outcome(res);
       const owner = surface === 'admin' ? {} : ownerOf(services, req, res, status);
@@ -64,7 +77,7 @@ export function requestRecorder(
       } else {
         logger.debug({ ...lineOf({ id: '-', ...entry }), surface: surface ?? 'other' }, 'request');
       }
-    });
+    };
     next();
   };
 }

@@ -35,8 +35,9 @@ export class SimClock implements Clock {
     return this.shift;
   }
 
+  /** Never past year 9999: a clock set near the end keeps running into it, and stops there. */
   now(): number {
-    return this.frozenAt ?? this.realNow() + this.offset;
+    return Math.min(this.frozenAt ?? this.realNow() + this.offset, MAX_SIM_MS);
   }
 
   /** Simulated minus real time. */
@@ -107,3 +108,30 @@ export const oneClock =
 
 export const toIso = (ms: number): string => new Date(ms).toISOString();
 export const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
+
+/** Simulated time stays within years 1970-9999: every instant there has an ISO form. */
+export const MIN_SIM_MS = 0;
+export const MAX_SIM_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+export const isSimInstant = (ms: unknown): ms is number =>
+  typeof ms === 'number' && Number.isFinite(ms) && ms >= MIN_SIM_MS && ms <= MAX_SIM_MS;
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * Milliseconds of an RFC 3339 date-time that names a real instant, else undefined. Stricter
+ * than `Date.parse`, which turns 2030-02-30 into 2 March, and than the `date-time` format,
+ * which lets 23:59:60 through (JavaScript time has no leap seconds).
+ */
+export function parseInstant(text: string): number | undefined {
+  const m = RFC3339.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(2000, mo, 0)).getUTCDate() - (mo === 2 && !isLeap(y) ? 1 : 0);
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth || h > 23 || mi > 59 || s > 59) return undefined;
+  if (m[9] !== undefined && (Number(m[9]) > 23 || Number(m[10]) > 59)) return undefined;
+  const ms = Date.parse(text.toUpperCase().replace(' ', 'T'));
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;

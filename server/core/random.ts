@@ -1,18 +1,29 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 
 /**
- * Seeded random source (sfc32). Every id, generated secret and probabilistic fault of an
- * instance comes from here, so the same `--seed` and the same requests give the same answers.
+ * The random source of an instance. Every id, generated secret and probabilistic fault comes
+ * from here. Without a seed it reads the operating system's CSPRNG (node:crypto), so nobody
+ * can compute an instance's keys or credentials; with a seed it is sfc32, so the same
+ * `--seed` and the same requests give the same answers (and guessable secrets: tests only).
  * `fork(label)` derives an independent stream, so adding a consumer in one place does not
  * shift the numbers seen by another.
  */
 export class Random {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
+  private a = 0;
+  private b = 0;
+  private c = 0;
+  private d = 0;
+  /** CSPRNG mode: bytes fetched a page at a time (one syscall per 1 KiB, not per draw). */
+  private pool: Buffer | undefined;
+  private poolPos = 0;
 
-  constructor(readonly seed: string) {
+  /** `seed` undefined: cryptographically random, not reproducible. */
+  constructor(readonly seed: string | undefined) {
+    if (seed === undefined) {
+      this.pool = Buffer.alloc(1024);
+      this.poolPos = this.pool.length;
+      return;
+    }
     const h = createHash('sha256').update(seed).digest();
     this.a = h.readUInt32LE(0);
     this.b = h.readUInt32LE(4);
@@ -21,7 +32,21 @@ export class Random {
     for (let i = 0; i < 12; i++) this.nextUint32();
   }
 
+  /** True when drawn from the CSPRNG (no seed). */
+  get secure(): boolean {
+    return this.pool !== undefined;
+  }
+
   private nextUint32(): number {
+    if (this.pool) {
+      if (this.poolPos + 4 > this.pool.length) {
+        randomFillSync(this.pool);
+        this.poolPos = 0;
+      }
+      const v = this.pool.readUInt32LE(this.poolPos);
+      this.poolPos += 4;
+      return v;
+    }
     const t = (((this.a + this.b) | 0) + this.d) | 0;
     this.d = (this.d + 1) | 0;
     this.a = this.b ^ (this.b >>> 9);
@@ -68,7 +93,7 @@ export class Random {
   }
 
   fork(label: string): Random {
-    return new Random(`${this.seed}/${label}`);
+    return new Random(this.seed === undefined ? undefined : `${this.seed}/${label}`);
   }
 }
 

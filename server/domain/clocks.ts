@@ -1,4 +1,12 @@
-import { type Clock, type SimClock, toIso } from '../core/clock.js';
+import {
+  type Clock,
+  isSimInstant,
+  MAX_SIM_MS,
+  MIN_SIM_MS,
+  parseInstant,
+  type SimClock,
+  toIso,
+} from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import type { Lifecycle } from '../core/lifecycle.js';
 import type { components } from '../spec/admin-types.js';
@@ -131,29 +139,37 @@ export class Clocks implements Lifecycle {
   }
 }
 
+/** An app's time, kept within 1970-9999 like the instance clock (a later instance move may push it). */
 function appNow(rec: AppClockRecord, base: SimClock): number {
-  return rec.frozen_at === null
-    ? base.now() + rec.offset_ms
-    : rec.frozen_at + (base.shiftMs - rec.shift_at_freeze);
+  const t =
+    rec.frozen_at === null
+      ? base.now() + rec.offset_ms
+      : rec.frozen_at + (base.shiftMs - rec.shift_at_freeze);
+  return Math.min(Math.max(t, MIN_SIM_MS), MAX_SIM_MS);
 }
 
-/** Where a change puts the clock (undefined: it only freezes or thaws); refused outside 1970–9999. */
+const outOfRange = (field: string, input: unknown, why: string): SimError =>
+  SimError.invalidField(['body', field], why, 'value_error', input);
+
+/**
+ * Where a change puts the clock (undefined: it only freezes or thaws), checked before anything
+ * changes: an instant outside years 1970-9999 has no ISO form, and once stored it made every
+ * later request (and every restart) fail while formatting the time. ajv lets 1e400 and
+ * 23:59:60 through, so both are checked here.
+ */
 function targetOf(change: ClockChange, now: number): number | undefined {
-  let target: number | undefined;
-  let field: string | undefined;
-  if ('advance_ms' in change) [target, field] = [now + change.advance_ms, 'advance_ms'];
-  if ('now' in change) [target, field] = [Date.parse(change.now), 'now'];
-  if (target === undefined || field === undefined) return undefined;
-  if (!(target >= 0 && target <= MAX_INSTANT)) {
-    throw SimError.invalidField(
-      ['body', field],
-      'would put simulated time outside the years 1970 to 9999',
-      'value_error',
-      field === 'now' ? (change as { now: string }).now : (change as { advance_ms: number }).advance_ms,
-    );
+  if ('advance_ms' in change) {
+    const to = now + change.advance_ms;
+    if (!Number.isSafeInteger(change.advance_ms) || !isSimInstant(to)) {
+      throw outOfRange('advance_ms', change.advance_ms, 'the clock would leave years 1970-9999');
+    }
+    return to;
   }
-  return target;
+  if ('now' in change) {
+    const to = parseInstant(change.now);
+    if (to === undefined) throw outOfRange('now', change.now, 'not a real instant (RFC 3339 date-time)');
+    if (!isSimInstant(to)) throw outOfRange('now', change.now, 'must be within years 1970-9999');
+    return to;
+  }
+  return undefined;
 }
-
-/** 9999-12-31T23:59:59.999Z */
-const MAX_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);

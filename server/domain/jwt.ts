@@ -21,7 +21,10 @@ export function verifyJwt(token: string, secret: Buffer): JwtClaims | undefined 
   if (parts.length !== 3) return undefined;
   const [header, payload, sig] = parts as [string, string, string];
   const expected = createHmac('sha256', secret).update(`${header}.${payload}`).digest();
+  // Node's decoder skips characters outside the alphabet and padding, so 'sig*' or 'sig=='
+  // would decode to the same bytes: only the one canonical spelling of the signature counts.
   const given = Buffer.from(sig, 'base64url');
+  if (given.toString('base64url') !== sig) return undefined;
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   try {
     const h = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { alg?: string };

@@ -510,7 +510,8 @@ export interface components {
         };
         ClockAdvance: {
             /**
-             * @description Milliseconds to move the clock; negative values move it back.
+             * @description Milliseconds to move the clock; negative values move it back. The clock must stay
+             *     within years 1970-9999 (otherwise 422, nothing changed).
              * @example 3600000
              * @example -60000
              */
@@ -521,7 +522,7 @@ export interface components {
         ClockSet: {
             /**
              * Format: date-time
-             * @description New simulated time.
+             * @description New simulated time, a real instant in years 1970-9999 (a leap second `23:59:60` is refused).
              */
             now: string;
             freeze?: components["schemas"]["ClockFreezeFlag"];

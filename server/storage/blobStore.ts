@@ -1,5 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream, type Dirent } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 
@@ -24,6 +24,8 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Remove every blob under `prefix/`. */
   deletePrefix(prefix: string): Promise<void>;
+  /** Every blob's key: for the start-up check for blobs no record points at (recovery.ts). */
+  keys(): Promise<string[]>;
   clear(): Promise<void>;
 }
 
@@ -62,6 +64,26 @@ export class DiskBlobStore implements BlobStore {
 
   async deletePrefix(prefix: string): Promise<void> {
     await rm(this.path(prefix), { recursive: true, force: true });
+  }
+
+  async keys(): Promise<string[]> {
+    const out: string[] = [];
+    const walk = async (rel: string): Promise<void> => {
+      let entries: Dirent[];
+      try {
+        entries = await readdir(join(this.root, rel), { withFileTypes: true });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw e;
+      }
+      for (const e of entries) {
+        const key = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) await walk(key);
+        else out.push(key);
+      }
+    };
+    await walk('');
+    return out;
   }
 
   async clear(): Promise<void> {
@@ -108,6 +130,10 @@ export class MemoryBlobStore implements BlobStore {
 
   async deletePrefix(prefix: string): Promise<void> {
     for (const k of [...this.blobs.keys()]) if (k.startsWith(`${prefix}/`)) this.blobs.delete(k);
+  }
+
+  async keys(): Promise<string[]> {
+    return [...this.blobs.keys()];
   }
 
   async clear(): Promise<void> {

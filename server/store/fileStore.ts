@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TextFile } from 'lowdb/node';
+import { lockDataDir } from './dataDirLock.js';
 import { MemoryCollection, MemoryStore } from './memoryStore.js';
 
 /**
@@ -13,7 +14,8 @@ import { MemoryCollection, MemoryStore } from './memoryStore.js';
  * measurably more (1.4-1.5x) than in a small one.
  *
  * All records are loaded into memory at open; reads never touch the disk. Writes to the same
- * record are chained so they land in order. One process owns a data folder.
+ * record are chained so they land in order. One process owns a data folder: `open` takes its
+ * lock (dataDirLock.ts) and `close` releases it.
  */
 export class FileStore extends MemoryStore {
   override get kind(): 'file' | 'memory' {
@@ -23,7 +25,10 @@ export class FileStore extends MemoryStore {
   private readonly chains = new Map<string, Promise<void>>();
   private readonly madeDirs = new Set<string>();
 
-  private constructor(readonly dir: string) {
+  private constructor(
+    readonly dir: string,
+    private readonly unlock: () => Promise<void>,
+  ) {
     super();
   }
 
@@ -32,8 +37,18 @@ export class FileStore extends MemoryStore {
   }
 
   static async open(dir: string): Promise<FileStore> {
-    const store = new FileStore(dir);
     await mkdir(dir, { recursive: true });
+    const unlock = await lockDataDir(dir);
+    try {
+      return await FileStore.load(dir, unlock);
+    } catch (e) {
+      await unlock();
+      throw e;
+    }
+  }
+
+  private static async load(dir: string, unlock: () => Promise<void>): Promise<FileStore> {
+    const store = new FileStore(dir, unlock);
     for (const entry of await readdir(dir, { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;
       const col = store.collection<unknown>(entry.name) as MemoryCollection<unknown>;
@@ -119,6 +134,7 @@ export class FileStore extends MemoryStore {
 
   override async close(): Promise<void> {
     await this.flush();
+    await this.unlock();
   }
 }
 

@@ -1,0 +1,217 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Acked, client, complete, cutPut, md5, rehost } from './testing/crashWorkload.js';
+import { DEMO_US, http, userToken } from './testing/http.js';
+import { sourceCliEntry } from './testing/sourceBuild.js';
+import { useTestServers } from './testing/useTestServers.js';
+
+/**
+ * Crash safety, end to end: the simulator as a child process on a data folder, mixed
+ * writes from several clients, SIGKILL at a random moment, restart, and then every write the
+ * simulator had acknowledged must be there, and no blob may be left that no record names.
+ * `npm test` runs CRASH_CYCLES=10 (default); `npm run soak` sets more.
+ */
+const CYCLES = Number(process.env.CRASH_CYCLES ?? 10);
+const WORKERS = 4;
+
+const servers = useTestServers();
+let entry: string;
+
+beforeAll(async () => {
+  entry = await sourceCliEntry();
+}, 60_000);
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+function launch(dir: string, extra: string[] = []): Promise<Child> {
+  const proc = spawn(
+    process.execPath,
+    [
+      entry,
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dir,
+      '--log-level',
+      'silent',
+      '--chunk-size',
+      '4',
+      ...extra,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  let out = '';
+  let err = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  return new Promise((resolve, reject) => {
+    void exited.then((code) => reject(new Error(`simulator exited (${code}) before listening: ${err}`)));
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ proc, url: m[1]!, exited });
+    });
+  });
+}
+
+/** Blob files on disk that no part or file record (read from disk) names. */
+async function orphanBlobs(dir: string): Promise<string[]> {
+  const records = async (col: string): Promise<unknown[]> => {
+    const out: unknown[] = [];
+    const root = join(dir, 'state', col);
+    for (const shard of await readdir(root).catch(() => [])) {
+      for (const f of await readdir(join(root, shard))) {
+        if (f.endsWith('.json')) out.push(JSON.parse(await readFile(join(root, shard, f), 'utf8')));
+      }
+    }
+    return out;
+  };
+  const used = new Set<string>();
+  for (const p of (await records('uploadParts')) as { blob: string }[]) used.add(p.blob);
+  for (const f of (await records('files')) as { parts: { blob: string }[] }[])
+    for (const p of f.parts) used.add(p.blob);
+  const blobs = (await readdir(join(dir, 'blobs'), { recursive: true, withFileTypes: true }).catch(() => []))
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(join(dir, 'blobs').length + 1));
+  return blobs.filter((b) => !used.has(b));
+}
+
+/** After a restart: everything acknowledged is there, and no blob is orphaned. */
+async function verify(base: string, dir: string, acked: Acked): Promise<void> {
+  expect(await orphanBlobs(dir)).toEqual([]);
+  const apps = new Map(
+    ((await http('GET', `${base}/__admin/apps`)).body as { client_id: string; secret_key: string }[]).map(
+      (a) => [a.client_id, a.secret_key],
+    ),
+  );
+  for (const [id, secret] of acked.apps) expect(apps.get(id), `app ${id}`).toBe(secret);
+  const devices = new Map(
+    ((await http('GET', `${base}/__admin/devices`)).body as { sn: string; bind_history: string[] }[]).map(
+      (d) => [d.sn, d.bind_history.length],
+    ),
+  );
+  for (const [sn, binds] of acked.binds)
+    expect(devices.get(sn) ?? 0, `binds of ${sn}`).toBeGreaterThanOrEqual(binds);
+  for (const [id, f] of acked.files) {
+    const r = await fetch(rehost(f.url, base));
+    expect(r.status, `file ${id}`).toBe(200);
+    expect(md5(Buffer.from(await r.arrayBuffer())), `bytes of ${id}`).toBe(f.md5);
+  }
+  for (const id of acked.transcriptions) {
+    const r = await http('GET', `${base}/developer/api/open/partner/ai/transcriptions/${id}`, {
+      headers: { 'x-client-id': DEMO_US.client_id, 'x-client-api-key': DEMO_US.api_key },
+    });
+    expect(r.status, `transcription ${id}`).toBe(200);
+  }
+  // Sessions cut short: the acknowledged parts are there (completion checks each ETag), once
+  // the missing ones are sent again.
+  const { user } = await userToken(`${base}/developer/api`, DEMO_US);
+  for (const [uploadId, s] of [...acked.sessions]) {
+    for (const [i, url] of s.urls.entries()) {
+      if (s.parts.has(i + 1)) continue;
+      const r = await fetch(rehost(url, base), { method: 'PUT', body: s.bytes[i] });
+      expect(r.status, `PUT again ${uploadId}/${i + 1}`).toBe(200);
+      s.parts.set(i + 1, r.headers.get('etag')!);
+    }
+    const cutWhileCompleting = s.completing === true;
+    const problems: string[] = [];
+    await complete(`${base}/developer/api`, user, uploadId, acked, problems);
+    // A completion the kill cut after its commit point left a file, not a session.
+    if (cutWhileCompleting && problems.length === 1 && problems[0]!.includes('NoSuchUpload')) {
+      acked.sessions.delete(uploadId);
+      continue;
+    }
+    expect(problems, `complete ${uploadId} after restart`).toEqual([]);
+  }
+}
+
+describe('crash safety (SIGKILL)', () => {
+  it(
+    `keeps every acknowledged write and leaves no orphan blob over ${CYCLES} kills`,
+    async () => {
+      const dir = await servers.tempDir();
+      const acked: Acked = {
+        apps: new Map(),
+        binds: new Map(),
+        sessions: new Map(),
+        files: new Map(),
+        transcriptions: new Set(),
+      };
+      let child = await launch(dir);
+      for (let cycle = 0; cycle < CYCLES; cycle++) {
+        const { user } = await userToken(`${child.url}/developer/api`, DEMO_US);
+        const unexpected: string[] = [];
+        const progress = { acks: 0 };
+        const clients = Array.from({ length: WORKERS }, (_, w) =>
+          client(child.url, user, acked, `${cycle}W${w}`, unexpected, progress).catch(() => {}),
+        );
+        let sending = false;
+        const cut = cutPut(child.url, user, acked, () => {
+          sending = true;
+        }).catch(() => {});
+        // Kill at a random moment once writes are flowing (a loaded machine is slow to start).
+        for (let waited = 0; (progress.acks < 4 || !sending) && waited < 10_000; waited += 10) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        await new Promise((r) => setTimeout(r, Math.random() * 150));
+        child.proc.kill('SIGKILL');
+        await child.exited;
+        await Promise.all([...clients, cut]);
+        // Only what the kill cut may fail; nothing answered before it may be an error.
+        expect(unexpected).toEqual([]);
+        child = await launch(dir);
+        await verify(child.url, dir, acked);
+      }
+      expect(acked.files.size + acked.apps.size + acked.binds.size).toBeGreaterThan(CYCLES);
+      child.proc.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+    },
+    15_000 + CYCLES * 2_500,
+  );
+
+  it('refuses a second process on the same data folder, naming the owner', async () => {
+    const dir = await servers.tempDir();
+    const owner = await launch(dir);
+    try {
+      const second = spawn(process.execPath, [entry, 'serve', '--port', '0', '--data-dir', dir], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let err = '';
+      second.stderr!.on('data', (d: Buffer) => {
+        err += d.toString();
+      });
+      const code = await new Promise<number | null>((r) => second.once('exit', r));
+      expect(code).toBe(1);
+      expect(err).toContain(`in use by another partner-sim (pid ${owner.proc.pid})`);
+      expect(err).not.toMatch(/\n\s+at /);
+    } finally {
+      owner.proc.kill('SIGKILL');
+      await owner.exited;
+    }
+    // Killed without releasing the lock: the next start takes it over.
+    const next = await launch(dir);
+    next.proc.kill('SIGTERM');
+    expect(await next.exited).toBe(0);
+  });
+
+  it('keeps serving when its stdout reader goes away (EPIPE), and still stops cleanly', async () => {
+    const child = await launch(await servers.tempDir(), ['--log-level', 'info']);
+    child.proc.stdout!.destroy();
+    for (let i = 0; i < 3; i++) {
+      const r = await http('POST', `${child.url}/developer/api/oauth/partner/access-token`, { form: {} });
+      expect(r.status).toBe(401);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.proc.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+  });
+});
