@@ -1,23 +1,4 @@
-import { Agent, request } from 'node:http';
-import { type Benchmark, fmt, median, type SpawnedSim, spawnSimulator } from './lib.js';
-
-/** `n` sequential keep-alive GETs; returns wall µs per request. */
-async function drive(url: string, headers: Record<string, string>, n: number): Promise<number> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const once = () =>
-    new Promise<void>((resolve, reject) => {
-      const req = request(url, { headers, agent }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) await once();
-  agent.destroy();
-  return ((performance.now() - t0) * 1000) / n;
-}
+import { type Benchmark, drive, fmt, median, type SpawnedSim, spawnSimulator } from './lib.js';
 
 const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
   const r = await fetch(url, {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { fromRoot } from '../server/core/root.js';
 
 /** One benchmark: measures the simulator and a baseline in the same run, prints a ratio. */
@@ -86,4 +87,22 @@ export function spawnSimulator(
       });
     });
   });
+}
+
+/** `n` sequential keep-alive requests; returns wall µs per request. */
+export async function drive(url: string, headers: Record<string, string>, n: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const once = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = request(url, { headers, agent }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await once();
+  agent.destroy();
+  return ((performance.now() - t0) * 1000) / n;
 }

@@ -1,30 +1,11 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { type Benchmark, fmt, type SpawnedSim, spawnSimulator } from './lib.js';
+import { type Benchmark, drive, fmt, type SpawnedSim, spawnSimulator } from './lib.js';
 
 /** CPU time (user + system) a process has used so far, in microseconds (Linux /proc). */
 function cpuUs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-}
-
-/** `n` sequential keep-alive requests; returns wall µs per request. */
-async function drive(url: string, headers: Record<string, string>, n: number): Promise<number> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const once = () =>
-    new Promise<void>((resolve, reject) => {
-      const req = request(url, { headers, agent }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) await once();
-  agent.destroy();
-  return ((performance.now() - t0) * 1000) / n;
 }
 
 /** A bare Express 5 server answering the same JSON as the binding query, in its own process. */

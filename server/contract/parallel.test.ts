@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../store/store.js';
+import { useContractRuns } from '../testing/contractRuns.js';
 import { http } from '../testing/http.js';
 import { startTestServer } from '../testing/testServer.js';
 import { runContract } from './command.js';
@@ -11,15 +11,7 @@ import { runContract } from './command.js';
 // and when they are done the instance must hold exactly what it held before they started.
 
 const RUNS = 8;
-const cleanups: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-
-const cleanEnv = (): NodeJS.ProcessEnv =>
-  Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(VITEST|CONTRACT_|PARTNER_)/.test(k) && k !== 'NODE_ENV'),
-  );
+const { cleanEnv, reportsDir, onCleanup } = useContractRuns();
 
 /** Every stored record of every collection (the instance record aside: it counts starts). */
 function snapshot(store: Store): Record<string, unknown[]> {
@@ -32,14 +24,13 @@ function snapshot(store: Store): Record<string, unknown[]> {
 describe('parallel contract runs against one simulator', () => {
   it(`${RUNS} runs at once all pass and leave no trace`, { timeout: 300_000 }, async () => {
     const sim = await startTestServer({ transcriptionDelay: 0 });
-    cleanups.push(() => sim.stop());
+    onCleanup(() => sim.stop());
     const store = sim.services.deps.store;
     const before = snapshot(store);
     const clockBefore = (await http('GET', `${sim.admin}/clock`)).body;
 
-    const runs = Array.from({ length: RUNS }, async (_, i) => {
-      const dir = await mkdtemp(join(tmpdir(), `contract-parallel-${i}-`));
-      cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const runs = Array.from({ length: RUNS }, async () => {
+      const dir = await reportsDir();
       let out = '';
       const code = await runContract(['--target', 'url', '--base-url', sim.url, '--reports-dir', dir], {
         env: cleanEnv(),

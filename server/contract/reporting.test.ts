@@ -1,27 +1,12 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useContractRuns } from '../testing/contractRuns.js';
 import { startTestServer } from '../testing/testServer.js';
 import { runContract } from './command.js';
 
-/** The parent's env without vitest's own and without any contract settings of the developer. */
-const cleanEnv = (): NodeJS.ProcessEnv =>
-  Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(VITEST|CONTRACT_|PARTNER_)/.test(k) && k !== 'NODE_ENV'),
-  );
-
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-
-async function reportsDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'contract-reports-'));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+const { cleanEnv, reportsDir, onCleanup } = useContractRuns();
 
 async function run(argv: string[]): Promise<{ code: number; out: string }> {
   let out = '';
@@ -99,7 +84,7 @@ describe('partner-sim contract reports', { timeout: 120_000 }, () => {
   it('--compare reports where two differently configured simulators differ in shape', async () => {
     const spec = await startTestServer({ transcriptionDelay: 0 });
     const live = await startTestServer({ transcriptionDelay: 0, errorShape: 'live', resultShape: 'live' });
-    cleanups.push(
+    onCleanup(
       () => spec.stop(),
       () => live.stop(),
     );
@@ -140,7 +125,7 @@ describe('partner-sim contract reports', { timeout: 120_000 }, () => {
   it('--compare of two alike simulators finds no drift and passes even with --fail-on-drift', async () => {
     const a = await startTestServer({ transcriptionDelay: 0 });
     const b = await startTestServer({ transcriptionDelay: 0 });
-    cleanups.push(
+    onCleanup(
       () => a.stop(),
       () => b.stop(),
     );

@@ -1,29 +1,12 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useContractRuns } from '../testing/contractRuns.js';
 import { http } from '../testing/http.js';
 import { startTestServer } from '../testing/testServer.js';
 import { runContract } from './command.js';
 
-/** The parent's env without vitest's own and without any contract settings of the developer. */
-const cleanEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(VITEST|CONTRACT_|PARTNER_)/.test(k) && k !== 'NODE_ENV'),
-  ),
-  ...extra,
-});
-
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-
-async function reportsDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'contract-reports-'));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+const { cleanEnv, reportsDir, onCleanup } = useContractRuns();
 
 interface Result {
   name: string;
@@ -75,7 +58,7 @@ describe('partner-sim contract (runner)', () => {
     },
     async () => {
       const sim = await startTestServer({ transcriptionDelay: 0 });
-      cleanups.push(() => sim.stop());
+      onCleanup(() => sim.stop());
       const fake = {
         client_id: 'fake-live-client',
         secret_key: 'fake-live-secret-0001',
@@ -143,7 +126,7 @@ describe('partner-sim contract (runner)', () => {
         breakResponse: 'createUserToken:access_token',
         validateResponses: false,
       });
-      cleanups.push(() => sim.stop());
+      onCleanup(() => sim.stop());
       const dir = await reportsDir();
       let out = '';
       const code = await runContract(
