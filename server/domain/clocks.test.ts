@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseInstant } from '../core/clock.js';
+import { parseInstant, SimClock } from '../core/clock.js';
 import { Random } from '../core/random.js';
 import { FileStore } from '../store/fileStore.js';
 import { MemoryStore } from '../store/memoryStore.js';
 import { http } from '../testing/http.js';
 import { useTestServers } from '../testing/useTestServers.js';
+import { Clocks } from './clocks.js';
 import { Instance, type InstanceRecord } from './instance.js';
 
 const servers = useTestServers();
@@ -103,5 +104,20 @@ describe('parseInstant', () => {
     for (const s of ['2030-02-29T00:00:00Z', '2030-13-01T00:00:00Z', '2030-01-01T24:00:00Z', '2030-01-01']) {
       expect(parseInstant(s), s).toBeUndefined();
     }
+  });
+});
+
+describe('Clocks: moves land exactly', () => {
+  it('{now, freeze: true} freezes at exactly `now`, even when real time ticks between the steps', async () => {
+    let real = Date.UTC(2026, 0, 1);
+    const ticking = () => real++; // every read of real time moves it 1 ms
+    const store = new MemoryStore();
+    const instance = await Instance.boot(store, new Random('clocks-unit'), () => {});
+    const clocks = new Clocks(new SimClock(0, ticking), instance, store);
+    const all = await clocks.change({ now: '2031-01-01T00:00:00Z', freeze: true });
+    expect(all.now).toBe('2031-01-01T00:00:00.000Z');
+    const one = await clocks.change({ client_id: 'app-a', now: '2032-01-01T00:00:00Z', freeze: true });
+    expect(one.now).toBe('2032-01-01T00:00:00.000Z');
+    expect(clocks.state().now).toBe('2031-01-01T00:00:00.000Z');
   });
 });

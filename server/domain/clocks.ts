@@ -81,9 +81,12 @@ export class Clocks implements Lifecycle {
   private async changeInstance(change: ClockChange): Promise<void> {
     const clock = this.instanceClock;
     const target = targetOf(change, clock.now());
+    // Freeze before moving, thaw after: a frozen clock lands exactly on the target, where a
+    // running one set first could tick a millisecond before it froze.
+    if (change.freeze === true) clock.freeze(true);
     if ('advance_ms' in change) clock.advance(change.advance_ms);
     else if (target !== undefined) clock.set(target);
-    if (change.freeze !== undefined) clock.freeze(change.freeze);
+    if (change.freeze === false) clock.freeze(false);
     await this.instance.update({
       clockOffsetMs: clock.offsetMs,
       clockFrozenAt: clock.frozenAtMs ?? null,
@@ -100,15 +103,17 @@ export class Clocks implements Lifecycle {
       shift_at_freeze: 0,
     };
     const target = targetOf(change, this.nowOf(clientId));
+    // As for the instance clock: freeze first, so the frozen instant is exactly the target.
+    if (change.freeze === true && rec.frozen_at === null) {
+      rec = { ...rec, frozen_at: appNow(rec, base), shift_at_freeze: base.shiftMs };
+    }
     if (target !== undefined) {
       rec =
         rec.frozen_at === null
           ? { ...rec, offset_ms: target - base.now() }
           : { ...rec, frozen_at: target, shift_at_freeze: base.shiftMs };
     }
-    if (change.freeze === true && rec.frozen_at === null) {
-      rec = { ...rec, frozen_at: base.now() + rec.offset_ms, shift_at_freeze: base.shiftMs };
-    } else if (change.freeze === false && rec.frozen_at !== null) {
+    if (change.freeze === false && rec.frozen_at !== null) {
       rec = { ...rec, offset_ms: appNow(rec, base) - base.now(), frozen_at: null };
     }
     await this.apps.put(clientId, rec);
