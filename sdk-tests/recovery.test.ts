@@ -72,7 +72,7 @@ describe('recovery over the fixture registry', () => {
     sn: string;
   }[];
   const x = (n: string) => `client_user_${n}`;
-  // What a partner app concludes for each fixture, written out by hand from the README table.
+  // What a partner app concludes for each fixture, written out by hand from the docs/devices.md table.
   const expected: Record<string, { action: string; candidates?: string[]; omitted?: number }> = {
     '8810B30227290001': { action: 'none' },
     '8820B30227290002': { action: 'none' },

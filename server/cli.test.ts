@@ -70,14 +70,17 @@ describe('start banner', () => {
   });
 });
 
-describe('README', () => {
-  it('documents every serve option with its environment variable', () => {
-    const readme = readFileSync(fromRoot('README.md'), 'utf8');
+describe('docs/configuration.md', () => {
+  it('documents every serve option with its environment variable, and no option that does not exist', () => {
+    const doc = readFileSync(fromRoot('docs/configuration.md'), 'utf8');
+    const rows = doc.split('\n').filter((l) => /^\| `--/.test(l));
     for (const o of options) {
-      const row = readme.split('\n').find((l) => l.startsWith(`| \`--${o.flag}\``));
-      expect(row, `README CLI table lacks --${o.flag}`).toBeDefined();
-      if (o.env) expect(row, `README row of --${o.flag} lacks ${o.env}`).toContain(o.env);
+      const row = rows.find((l) => l.startsWith(`| \`--${o.flag}\``));
+      expect(row, `docs/configuration.md option table lacks --${o.flag}`).toBeDefined();
+      if (o.env) expect(row, `docs/configuration.md row of --${o.flag} lacks ${o.env}`).toContain(o.env);
     }
+    const documented = rows.map((l) => l.match(/^\| `--([a-z-]+)`/)?.[1]);
+    expect(documented.sort()).toEqual(options.map((o) => o.flag).sort());
   });
 });
 

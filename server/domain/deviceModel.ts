@@ -95,8 +95,8 @@ export function viewOf(rec: DeviceRecord): DeviceView {
 
 /**
  * How many bind events a device keeps (newest kept, older ones dropped). Apps bind after every
- * connect, so a busy device's history would otherwise grow without end. Documented in README
- * (Devices) and
+ * connect, so a busy device's history would otherwise grow without end. Documented in
+ * docs/devices.md and
  * admin.openapi.yaml (`bind_history`, which refuses a longer one on PUT).
  */
 export const BIND_HISTORY_MAX = 1000;
