@@ -38,6 +38,10 @@ describe('a clock per app', () => {
     expect(Date.parse(moved.body.now) - Date.now()).toBeGreaterThan(2 * DAY - 60_000);
 
     expect((await binding(ta.user)).body).toMatchObject({ detail: 'TOKEN_EXPIRED' });
+    // The background sweep may already have removed A's abandoned session: its URL must still
+    // expire on A's clock (403), not turn into a missing upload judged on the instance clock.
+    await sim.housekeeper.tick(true);
+    expect(sim.services.storage.uploads.get(ua.UploadId)).toBeUndefined();
     expect((await binding(tb.user)).status).not.toBe(401);
     const putA = await putPart(ua.Parts[0]!.PresignedUrl, Buffer.alloc(10));
     const putB = await putPart(ub.Parts[0]!.PresignedUrl, Buffer.alloc(10));

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { SimError } from '../core/errors.js';
 import type { FileLookup } from '../domain/fileSource.js';
 import type { ByteRange } from './blobStore.js';
-import { ACCESS_KEY } from './presign.js';
+import { isOurCredential } from './presign.js';
 import { parseRange } from './range.js';
 import type { FileRecord } from './records.js';
 import type { StorageService } from './storageService.js';
@@ -22,9 +22,9 @@ export const filePath = (fileId: string): string => `/files/${fileId}`;
 
 /** GET/HEAD of a DownloadUrl: signature first (a HEAD may use the GET URL), then the key. */
 export function resolveDownload(svc: StorageService, fileId: string, query: URLSearchParams): FileRecord {
+  // Checked before the key, as S3 does, on the clock of the app the URL was signed for.
+  svc.presigner.verify('GET', filePath(fileId), query, svc.urlNow);
   const file = svc.files.get(fileId);
-  // Checked before the key, as S3 does, on the clock of the app that owns the file.
-  svc.presigner.verify('GET', filePath(fileId), query, svc.clockOf(file?.client_id).now());
   if (!file) throw noSuchKey();
   return file;
 }
@@ -75,7 +75,7 @@ export function lookupUrl(svc: StorageService, fileUrl: string): FileLookup | un
     return undefined;
   }
   const m = /\/storage\/files\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
-  if (!m || !url.searchParams.get('X-Amz-Credential')?.startsWith(`${ACCESS_KEY}/`)) return undefined;
+  if (!m || !isOurCredential(url.searchParams.get('X-Amz-Credential'))) return undefined;
   try {
     return found(svc, resolveDownload(svc, m[1]!, url.searchParams));
   } catch (e) {

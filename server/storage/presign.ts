@@ -11,6 +11,23 @@ import { SimError } from '../core/errors.js';
  */
 const ALGORITHM = 'AWS4-HMAC-SHA256';
 export const ACCESS_KEY = 'SIMACCESSKEY';
+
+/**
+ * The access key of a URL signed for one app: `SIMACCESSKEY-<client_id>`. It sits in the signed
+ * `X-Amz-Credential`, so it cannot be changed without breaking the signature, and it lets the
+ * expiry follow that app's clock even after the session it named was swept or reset.
+ */
+export const accessKeyOf = (clientId: string): string => `${ACCESS_KEY}-${clientId}`;
+
+/** The app a presigned URL was signed for (undefined: signed for no app, or not by us). */
+export function signerOf(params: URLSearchParams): string | undefined {
+  const key = (params.get('X-Amz-Credential') ?? '').split('/')[0] ?? '';
+  return key.startsWith(`${ACCESS_KEY}-`) ? key.slice(ACCESS_KEY.length + 1) || undefined : undefined;
+}
+
+/** Whether a credential is one of ours (any app's, or the bare key of older URLs). */
+export const isOurCredential = (cred: string | null): boolean =>
+  cred !== null && (cred.startsWith(`${ACCESS_KEY}/`) || cred.startsWith(`${ACCESS_KEY}-`));
 const MAX_EXPIRES_S = 604_800;
 const REQUIRED = [
   'X-Amz-Algorithm',
@@ -62,11 +79,18 @@ export class Presigner {
   }
 
   /** The query string (without `?`) of a presigned URL for `method path`, signed at `nowMs`. */
-  sign(method: string, path: string, extra: Record<string, string>, nowMs: number, expiresS: number): string {
+  sign(
+    method: string,
+    path: string,
+    extra: Record<string, string>,
+    nowMs: number,
+    expiresS: number,
+    accessKey = ACCESS_KEY,
+  ): string {
     const date = amzDate(nowMs);
     const params = new URLSearchParams(extra);
     params.set('X-Amz-Algorithm', ALGORITHM);
-    params.set('X-Amz-Credential', `${ACCESS_KEY}/${date.slice(0, 8)}/${this.region}/s3/aws4_request`);
+    params.set('X-Amz-Credential', `${accessKey}/${date.slice(0, 8)}/${this.region}/s3/aws4_request`);
     params.set('X-Amz-Date', date);
     params.set('X-Amz-Expires', String(Math.min(expiresS, MAX_EXPIRES_S)));
     params.set('X-Amz-SignedHeaders', 'host');
@@ -78,8 +102,14 @@ export class Presigner {
    * S3's order: every signature parameter present and well-formed (400
    * AuthorizationQueryParametersError), not expired (403 AccessDenied), signature matches
    * (403 SignatureDoesNotMatch). Throws SimError; returns nothing when the URL is good.
+   * `nowOf` tells the time on the clock of the app the URL names (see `signerOf`).
    */
-  verify(method: string, path: string, params: URLSearchParams, nowMs: number): void {
+  verify(
+    method: string,
+    path: string,
+    params: URLSearchParams,
+    nowOf: (signer: string | undefined) => number,
+  ): void {
     for (const k of REQUIRED) {
       if (params.getAll(k).length !== 1) {
         throw SimError.badRequest(
@@ -112,7 +142,8 @@ export class Presigner {
         'X-Amz-Expires must be less than a week (in seconds) that is 604800',
       );
     }
-    if (nowMs > signedAt + expires * 1000) throw SimError.forbidden('AccessDenied', 'Request has expired');
+    if (nowOf(signerOf(params)) > signedAt + expires * 1000)
+      throw SimError.forbidden('AccessDenied', 'Request has expired');
     const given = Buffer.from(params.get('X-Amz-Signature')!);
     const expected = Buffer.from(this.signature(method, path, params));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {

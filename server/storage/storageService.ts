@@ -11,7 +11,7 @@ import { type CompleteRequest, completeUpload } from './completion.js';
 import { type Download, download, filePath, lookupId, lookupUrl } from './downloads.js';
 import { committedFile, dropApp, sweepAbandoned } from './housekeeping.js';
 import { MAX_PARTS, type PartUpload, putPart } from './partUpload.js';
-import { Presigner } from './presign.js';
+import { accessKeyOf, Presigner } from './presign.js';
 import { type FileRecord, LIVE_FILETYPES, type PartRecord, type UploadRecord } from './records.js';
 
 export interface StorageSettings {
@@ -97,7 +97,14 @@ export class StorageService implements FileSource, Lifecycle {
     const path = `/uploads/${rec.file_id}`;
     const Parts = Array.from({ length: rec.part_count }, (_, i) => {
       const extra = { partNumber: String(i + 1), uploadId: rec.upload_id };
-      const qs = this.presigner.sign('PUT', path, extra, now, this.settings.presignExpiryS);
+      const qs = this.presigner.sign(
+        'PUT',
+        path,
+        extra,
+        now,
+        this.settings.presignExpiryS,
+        accessKeyOf(user.client_id),
+      );
       return { PartNumber: i + 1, PresignedUrl: `${publicUrl}/storage${path}?${qs}` };
     });
     return { FileId: rec.file_id, UploadId: rec.upload_id, ChunkSize: chunk, Parts };
@@ -117,6 +124,9 @@ export class StorageService implements FileSource, Lifecycle {
     return completeUpload(this, user, req, publicUrl);
   }
 
+  /** The time on the clock of the app a presigned URL names, for `Presigner.verify`. */
+  readonly urlNow = (signer: string | undefined): number => this.clockOf(signer).now();
+
   /** The signed DownloadUrl of a completed file. */
   downloadUrl(file: FileRecord, publicUrl: string): string {
     const path = filePath(file.file_id);
@@ -126,6 +136,7 @@ export class StorageService implements FileSource, Lifecycle {
       {},
       this.clockOf(file.client_id).now(),
       this.settings.downloadExpiryS,
+      accessKeyOf(file.client_id),
     );
     return `${publicUrl}/storage${path}?${qs}`;
   }
