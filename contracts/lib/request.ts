@@ -112,7 +112,7 @@ export async function call(t: Target, req: Req): Promise<Res> {
     const where = req.op.startsWith('admin:') ? 'server/admin.openapi.yaml' : 'openapi.yaml';
     throw new ContractViolation(
       `${req.op} ${res.status} does not conform to ${where}:\n${problems.map((p) => `  - ${redact(p)}`).join('\n')}` +
-        `\n  response headers: ${redact(JSON.stringify(redactHeaders(res.headers)))}`,
+        `\n  response headers: ${redact(JSON.stringify(redactHeaders(res.headers as Record<string, string | string[] | undefined>)))}`,
     );
   }
   recordExercised(req.op, res.status);

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_US, userToken } from '../testing/http.js';
 import { useTestServers } from '../testing/useTestServers.js';
-import { putPart, startUpload, uploadAll } from './uploadClient.js';
+import { putPart, startUpload } from '../client/steps.js';
+import { uploadAll } from '../client/upload.js';
 
 const servers = useTestServers();
 
