@@ -22,7 +22,9 @@ export function describeFailure(e: unknown, target: string): { line: string; cod
         `bad credentials: ${target} refused the app's API key (HTTP 401${e.code ? ` ${e.code}` : ''})`,
       );
     if (e.operation === 'getDeviceBinding' && e.status === 404)
-      return line('unknown device: the serial was never signed (404); sign it with the SDK first');
+      return line(
+        `unknown device: ${e.detail || 'the serial was never signed'} (HTTP 404); sign it with the SDK first`,
+      );
     return line(`${e.message}`);
   }
   if (e instanceof UploadError) {

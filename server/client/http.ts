@@ -6,7 +6,8 @@ export class PartnerApiError extends Error {
     readonly operation: string,
     readonly status: number,
     readonly code: string | undefined,
-    detail = '',
+    /** The service's message (or the client's explanation), without the status. */
+    readonly detail = '',
   ) {
     super(`${operation}: HTTP ${status}${code ? ` ${code}` : ''}${detail ? `: ${detail}` : ''}`);
     this.name = 'PartnerApiError';

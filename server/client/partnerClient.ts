@@ -73,7 +73,7 @@ export class PartnerClient {
   async binding(sn: string, type: DeviceType = deviceTypeOf(sn)): Promise<BindingResponse> {
     const b = await fetchBinding(this.api, await this.userToken(), sn, type);
     if (!b)
-      throw new PartnerApiError('getDeviceBinding', 404, 'DEVICE_NOT_FOUND', 'the serial was never signed');
+      throw new PartnerApiError('getDeviceBinding', 404, 'DEVICE_NOT_FOUND', `serial ${sn} was never signed`);
     return b;
   }
 
