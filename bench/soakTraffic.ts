@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { md5hex } from '../server/client/steps.js';
 
 /** Apps the soak drives (fixture apps of the US region). */
 export const SOAK_APPS = [
@@ -101,7 +102,7 @@ export class SoakTraffic {
       file_id: s.FileId,
       upload_id: s.UploadId,
       filetype: 'mp3',
-      file_md5: createHash('md5').update(bytes).digest('hex'),
+      file_md5: md5hex(bytes),
       part_list: [{ PartNumber: 1, ETag: String(put.headers.etag) }],
     });
     return done.DownloadUrl;

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { completeUpload, startUpload } from '../server/storage/uploadClient.js';
+import { completeUpload, startUpload } from '../server/client/steps.js';
 import { DEMO_US, userToken } from '../server/testing/http.js';
 import { type Benchmark, type BenchResult, fmt } from './lib.js';
 import { type SimHandle, startDiskSim } from './simProcess.js';

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
+import { pollUntil } from '../server/client/poll.js';
 import { audioUrl, pollDeadlineMs, uploadedAudio } from './lib/audio.js';
 import { apiKeyHeaders, userToken } from './lib/flows.js';
-import { pollUntil } from './lib/poll.js';
 import { call, errorCode, type Res } from './lib/request.js';
 import { contractSuite, scenario } from './lib/suite.js';
 import type { AppCredentials, Target } from './target/types.js';
@@ -23,14 +23,22 @@ const get = (t: Target, id: string, expectStatus = 200, app: AppCredentials = t.
 /** Poll with exponential backoff, full jitter and a hard deadline until a terminal status. */
 async function untilTerminal(t: Target, id: string): Promise<{ last: Res; seen: string[] }> {
   const seen: string[] = [];
+  // The one client's poll loop; each poll goes through the suite's own request layer, so every
+  // answer is still recorded and checked against the spec.
   const { value } = await pollUntil(
     async () => {
       const r = await get(t, id);
       seen.push(r.body.status);
-      return r;
+      return { value: r };
     },
     (r) => TERMINAL.includes(r.body.status),
-    { baseMs: 1000, capMs: 15_000, deadlineMs: pollDeadlineMs(t), wait: t.wait, what: `transcription ${id}` },
+    {
+      backoff: { baseMs: 1000, capMs: 15_000 },
+      deadlineMs: pollDeadlineMs(t),
+      sleep: t.wait,
+      what: `transcription ${id}`,
+      describe: (r) => r.body.status,
+    },
   );
   return { last: value, seen };
 }

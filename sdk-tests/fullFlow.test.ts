@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completeUpload, md5hex, putPart, startUpload } from '../server/storage/uploadClient.js';
+import { pollTranscription } from '../server/client/poll.js';
+import { completeUpload, md5hex, putPart, startUpload } from '../server/client/steps.js';
+import { readTranscript, submitTranscription } from '../server/client/transcription.js';
 import { AUDIO_FIXTURES, readAudio } from '../server/testing/audioFixtures.js';
 import { DEMO_US, http, userToken } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
-import { pollTranscription } from './lib/poller.js';
-import { readTranscript, submitTranscription } from './lib/transcription.js';
 
 // The whole partner journey over real HTTP: tokens → upload a real audio file in parts →
 // complete → transcribe its DownloadUrl → poll. Instead of sleeping between polls, the

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PollDeadlineExceeded, pollTranscription, TranscriptionFailed } from '../server/client/poll.js';
+import { fullJitter } from '../server/client/retry.js';
 import { DEMO_US, http } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
-import { fullJitter } from './lib/backoff.js';
-import { PollDeadlineExceeded, pollTranscription, TranscriptionFailed } from './lib/poller.js';
 
 // A partner's transcription poller against the simulator: back-off with full jitter, a hard
 // deadline, transient errors injected by fault rules, and the terminal failures FAILURE

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TokenService } from '../server/domain/tokens.js';
-import { bearer, DEMO_US, http, OTHER_US, userToken } from '../server/testing/http.js';
-import { startTestServer, type TestServer } from '../server/testing/testServer.js';
 import {
   type BindingResponse,
   deviceTypeOf,
   fetchBinding,
   planRecovery,
   runRecovery,
-} from './lib/recovery.js';
+} from '../server/client/recovery.js';
+import { TokenService } from '../server/domain/tokens.js';
+import { bearer, DEMO_US, http, OTHER_US, userToken } from '../server/testing/http.js';
+import { startTestServer, type TestServer } from '../server/testing/testServer.js';
 
 // A partner app's device-lock recovery, run against the simulator: fixtures and devices
 // arranged through the control API, queried and bound with real user tokens.

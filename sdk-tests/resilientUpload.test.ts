@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RetryEvent, UploadError, uploadBytes } from '../server/client/upload.js';
 import { DEMO_US, http, userToken } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
-import { type RetryEvent, resilientUpload, UploadError } from './lib/resilientUpload.js';
 
 // A partner's resilient multipart upload against injected storage failures. The simulator's
 // fault rules arrange the failures; its request journal shows what the client really sent.
@@ -29,7 +29,11 @@ const md5 = (b: Uint8Array) => createHash('md5').update(b).digest('hex');
 /** The client's waits are recorded, not slept: the test stays fast and sees the back-off. */
 const recorder = () => {
   const events: RetryEvent[] = [];
-  return { events, opts: { sleep: async () => {}, onRetry: (e: RetryEvent) => events.push(e) } };
+  // One part at a time: the journal order below is then the client's order.
+  return {
+    events,
+    opts: { concurrency: 1, sleep: async () => {}, onRetry: (e: RetryEvent) => events.push(e) },
+  };
 };
 /** uploadPart requests as the journal saw them, oldest first: `part:status`. */
 const partLog = async () => {
@@ -44,7 +48,7 @@ describe('resilient upload', () => {
     await fault({ operation: 'uploadPart', status: 503, times: 1, match: { part_number: 2 } });
     const bytes = bytesOf(3 * CHUNK - 100);
     const { events, opts } = recorder();
-    const file = await resilientUpload(sim.api, token, bytes, 'mp3', opts);
+    const file = await uploadBytes(sim.api, token, bytes, 'mp3', opts);
     expect(file.FileMd5).toBe(md5(bytes));
     expect(await partLog()).toEqual(['1:200', '2:503', '2:200', '3:200']);
     expect(events).toEqual([
@@ -65,7 +69,7 @@ describe('resilient upload', () => {
     await fault({ operation: 'uploadPart', action: 'wrong_etag', times: 1, match: { part_number: 2 } });
     const bytes = bytesOf(2 * CHUNK);
     const { events, opts } = recorder();
-    const file = await resilientUpload(sim.api, token, bytes, 'mp3', opts);
+    const file = await uploadBytes(sim.api, token, bytes, 'mp3', opts);
     expect(file.FileMd5).toBe(md5(bytes));
     expect(events.map((e) => [e.step, e.part, e.reason])).toEqual([
       ['presign', undefined, 'HTTP 429'],
@@ -80,7 +84,7 @@ describe('resilient upload', () => {
   it('gives up after its tries, naming the part and the status', async () => {
     await fault({ operation: 'uploadPart', status: 500, match: { part_number: 1 } });
     const { opts } = recorder();
-    const err = await resilientUpload(sim.api, token, bytesOf(10), 'mp3', { ...opts, attempts: 3 }).catch(
+    const err = await uploadBytes(sim.api, token, bytesOf(10), 'mp3', { ...opts, attempts: 3 }).catch(
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(UploadError);
@@ -89,7 +93,7 @@ describe('resilient upload', () => {
   });
 
   it('does not retry a client mistake', async () => {
-    const err = await resilientUpload(sim.api, 'not-a-token', bytesOf(10), 'mp3', recorder().opts).catch(
+    const err = await uploadBytes(sim.api, 'not-a-token', bytesOf(10), 'mp3', recorder().opts).catch(
       (e: unknown) => e,
     );
     expect(err).toMatchObject({ step: 'presign', status: 401 });

@@ -2,6 +2,8 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { runBinding } from './cli/binding.js';
+import { runTranscribe } from './cli/transcribe.js';
 import { type Config, ConfigError, defaults, options, parseConfig } from './config.js';
 import { runContract } from './contract/command.js';
 import { fromRoot } from './core/root.js';
@@ -12,6 +14,14 @@ import { readFixture } from './spec/fixtures.js';
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<number> }> = {
   serve: { summary: 'run the simulator (partner API, storage host, control API)', run: serve },
   contract: { summary: 'run the contract suite against sim, a URL or live (--help)', run: runContract },
+  transcribe: {
+    summary: 'upload an audio file and print its transcript (--help)',
+    run: (a) => runTranscribe(a),
+  },
+  binding: {
+    summary: "show a device's binding, history and recovery verdict (--help)",
+    run: (a) => runBinding(a),
+  },
 };
 
 /** Register a subcommand (the contract runner adds itself this way). */

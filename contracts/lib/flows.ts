@@ -1,3 +1,4 @@
+import { apiKeyHeaders } from '../../server/client/transcription.js';
 import type { AppCredentials, Target } from '../target/types.js';
 import { registerSecret } from './redact.js';
 import { call, type Req, type Res } from './request.js';
@@ -6,10 +7,7 @@ export const basic = (id: string, secret: string): Record<string, string> => ({
   authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
 });
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
-export const apiKeyHeaders = (app: AppCredentials): Record<string, string> => ({
-  'x-client-id': app.client_id,
-  'x-client-api-key': app.api_key,
-});
+export { apiKeyHeaders };
 
 /** The partner-token exchange with `app`'s credentials (default the target app's), any outcome. */
 export function exchange(

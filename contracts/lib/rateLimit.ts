@@ -1,4 +1,6 @@
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+import { retryAfterMs, sleep } from '../../server/client/retry.js';
+
+export { sleep };
 
 /**
  * Client-side rate limit for the live target: requests are spaced at least 1/rate seconds
@@ -26,12 +28,4 @@ export class RateLimiter {
     this.next = Math.max(this.next, this.now() + wait);
     return wait;
   }
-}
-
-/** `Retry-After` as milliseconds from now: delta-seconds or an HTTP date; undefined when absent or bad. */
-export function retryAfterMs(value: string | undefined, now: number): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

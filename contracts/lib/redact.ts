@@ -1,8 +1,12 @@
+import { redactHeaders, redactText } from '../../server/control/redact.js';
+
 /**
  * Secrets never reach a log, a failure message or a report. Every message the suite builds
- * about a request or a response goes through `redact` first.
+ * about a request or a response goes through `redact` first. The patterns are the
+ * simulator's one redactor (server/control/redact.ts); the suite adds only the values it
+ * was handed (client secret, API key, tokens), which may have any shape.
  */
-const SECRET_HEADERS = /^(authorization|x-client-api-key|proxy-authorization|cookie|set-cookie)$/i;
+export { redactHeaders };
 
 const known = new Set<string>();
 
@@ -11,22 +15,11 @@ export function registerSecret(value: string | undefined): void {
   if (value && value.length >= 6) known.add(value);
 }
 
-/** Mask bearer/basic credentials, JWTs, presigned signatures and every registered secret. */
+/** Mask every registered secret, then every secret shape the one redactor knows. */
 export function redact(text: string): string {
   let out = text;
   for (const s of known) out = out.split(s).join('[redacted]');
-  return out
-    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]')
-    .replace(/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[redacted-jwt]')
-    .replace(/(X-Amz-Signature=)[0-9a-f]+/gi, '$1[redacted]')
-    .replace(/("(?:access_token|refresh_token|secret_key|api_key)"\s*:\s*")[^"]*"/g, '$1[redacted]"');
-}
-
-/** A copy of the headers with secret values masked. */
-export function redactHeaders(headers: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(headers).map(([k, v]) => [k, SECRET_HEADERS.test(k) ? '[redacted]' : v]),
-  );
+  return redactText(out);
 }
 
 /** A value from a failed assertion with its secrets masked (objects keep their shape for the diff). */

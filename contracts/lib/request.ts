@@ -1,4 +1,5 @@
 import pactum from 'pactum';
+import { errorCodeOf } from '../../server/client/http.js';
 import type { Target } from '../target/types.js';
 import { type Observed, specOf, violations } from './conform.js';
 import { recordExercised, recordShape } from './record.js';
@@ -112,7 +113,7 @@ export async function call(t: Target, req: Req): Promise<Res> {
     const where = req.op.startsWith('admin:') ? 'server/admin.openapi.yaml' : 'openapi.yaml';
     throw new ContractViolation(
       `${req.op} ${res.status} does not conform to ${where}:\n${problems.map((p) => `  - ${redact(p)}`).join('\n')}` +
-        `\n  response headers: ${redact(JSON.stringify(redactHeaders(res.headers)))}`,
+        `\n  response headers: ${redact(JSON.stringify(redactHeaders(res.headers as Record<string, string | string[] | undefined>)))}`,
     );
   }
   recordExercised(req.op, res.status);
@@ -120,9 +121,4 @@ export async function call(t: Target, req: Req): Promise<Res> {
 }
 
 /** The `detail` code of an error body, in either error shape (`{detail}` or live `{code, message}`). */
-export function errorCode(res: Res): string | undefined {
-  const b = res.body as { detail?: unknown; message?: unknown } | undefined;
-  if (typeof b?.detail === 'string') return b.detail;
-  if (typeof b?.message === 'string') return /^([A-Za-z_]+)(:|$)/.exec(b.message)?.[1];
-  return undefined;
-}
+export const errorCode = (res: Res): string | undefined => errorCodeOf(res.body);

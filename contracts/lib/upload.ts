@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { md5hex, type UploadSession } from '../../server/client/steps.js';
 import type { Target } from '../target/types.js';
 import { bearer } from './flows.js';
 import { call, type Res } from './request.js';
 
-export const md5hex = (b: Buffer): string => createHash('md5').update(b).digest('hex');
+export { md5hex };
 
 /** S3's ETag of a multipart object: md5 of the concatenated binary part digests, `-<parts>`. */
 export function multipartEtag(parts: Buffer[]): string {
@@ -14,12 +15,7 @@ export function multipartEtag(parts: Buffer[]): string {
 /** Random bytes of a given size (audio content does not matter to the upload surface). */
 export const someBytes = (size: number): Buffer => randomBytes(size);
 
-export interface Session {
-  FileId: string;
-  UploadId: string;
-  ChunkSize: number;
-  Parts: { PartNumber: number; PresignedUrl: string }[];
-}
+export type Session = UploadSession;
 
 export async function startUpload(t: Target, user: string, size: number, filetype = 'mp3'): Promise<Session> {
   const r = await call(t, {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { putPart, startUpload } from '../storage/uploadClient.js';
+import { putPart, startUpload } from '../client/steps.js';
 import { bearer, exchangeToken, http, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 

@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { violations } from '../../contracts/lib/conform.js';
-import { PollTimeout, pollUntil } from '../../contracts/lib/poll.js';
-import { RateLimiter, retryAfterMs } from '../../contracts/lib/rateLimit.js';
+import { RateLimiter } from '../../contracts/lib/rateLimit.js';
 import { redact, redactError, registerSecret } from '../../contracts/lib/redact.js';
 import { ContractSettingsError, liveSettings, urlSettings } from '../../contracts/target/settings.js';
+import { PollDeadlineExceeded, pollUntil } from '../client/poll.js';
+import { retryAfterMs } from '../client/retry.js';
 import { fromRoot } from '../core/root.js';
 import { apiSpec } from '../spec/openapi.js';
 
@@ -27,17 +28,27 @@ describe('pollUntil', () => {
     const v = virtualTime();
     let calls = 0;
     const r = await pollUntil(
-      async () => ++calls,
+      async () => ({ value: ++calls }),
       (n) => n === 6,
-      { baseMs: 100, capMs: 1000, deadlineMs: 60_000, wait: v.wait, now: v.now, random: () => 0.999 },
+      {
+        backoff: { baseMs: 100, capMs: 1000, random: () => 0.999 },
+        deadlineMs: 60_000,
+        sleep: v.wait,
+        now: v.now,
+      },
     );
-    expect(r.attempts).toBe(6);
+    expect(r.polls).toBe(6);
     expect(v.waits).toEqual([99, 199, 399, 799, 999]);
     const low = virtualTime();
     await pollUntil(
-      async () => 0,
+      async () => ({ value: 0 }),
       () => low.waits.length === 3,
-      { baseMs: 100, capMs: 1000, deadlineMs: 60_000, wait: low.wait, now: low.now, random: () => 0 },
+      {
+        backoff: { baseMs: 100, capMs: 1000, random: () => 0 },
+        deadlineMs: 60_000,
+        sleep: low.wait,
+        now: low.now,
+      },
     );
     expect(low.waits).toEqual([1, 1, 1]);
   });
@@ -45,19 +56,17 @@ describe('pollUntil', () => {
   it('stops at the hard deadline, never waiting past it, and says what it saw last', async () => {
     const v = virtualTime();
     const p = pollUntil(
-      async () => ({ status: 'PROGRESS' }),
+      async () => ({ value: { status: 'PROGRESS' } }),
       () => false,
       {
-        baseMs: 1000,
-        capMs: 8000,
+        backoff: { baseMs: 1000, capMs: 8000, random: () => 1 },
         deadlineMs: 10_000,
-        wait: v.wait,
+        sleep: v.wait,
         now: v.now,
-        random: () => 1,
         what: 'task t1',
       },
     );
-    await expect(p).rejects.toThrow(PollTimeout);
+    await expect(p).rejects.toThrow(PollDeadlineExceeded);
     await expect(p).rejects.toThrow(/task t1.*PROGRESS/);
     expect(v.waits.reduce((a, b) => a + b, 0)).toBe(10_000);
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { completeUpload, md5hex, putPart, startUpload } from '../storage/uploadClient.js';
+import { completeUpload, md5hex, putPart, startUpload } from '../client/steps.js';
 import { basicAuth, bearer, DEMO_US, exchangeToken, http, OTHER_US, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completeUpload, md5hex, putPart, startUpload } from '../storage/uploadClient.js';
+import { completeUpload, md5hex, putPart, startUpload } from '../client/steps.js';
 import { bearer, exchangeToken, http } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { completeUpload, putPart, startUpload } from '../storage/uploadClient.js';
+import { completeUpload, putPart, startUpload } from '../client/steps.js';
 import { basicAuth, bearer, DEMO_US, exchangeToken, http, OTHER_US, userToken } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';
 import { useTestServers } from '../testing/useTestServers.js';

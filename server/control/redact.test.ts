@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { putPart, startUpload } from '../storage/uploadClient.js';
+import { putPart, startUpload } from '../client/steps.js';
 import { DEMO_US, http, userToken } from '../testing/http.js';
 import { useTestServers } from '../testing/useTestServers.js';
 import { REDACTED, scrub } from './redact.js';

@@ -62,6 +62,31 @@ export function scrub(text: string): string {
   return text.replace(JWT, REDACTED).replace(QUERY_PARAM, redactParam).replace(OPAQUE, REDACTED);
 }
 
+/** A credential after an auth scheme, as free text shows it (`Authorization: Bearer abc`). */
+const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
+/** `name=value` with a secret name anywhere in prose (not only after `?`/`&`). */
+const LOOSE_PAIR = /(^|[\s,;(])([A-Za-z][\w.%+-]*)=([^\s&#,;)]+)/g;
+/** A JSON string member with a secret-smelling name: `"refresh_token":"…"`. */
+// Members whose name ends in a secret word; `token_type` or `expires_in` stay readable.
+const JSON_SECRET_NAME = /(^|_)(token|secret|secret_key|api_?key|apikey|password|signature|sig)$/i;
+const JSON_SECRET = /("([^"\\]*)"\s*:\s*")((?:[^"\\]|\\.)*)"/g;
+
+/**
+ * Free text (error messages, request dumps, reports) with every secret shape masked: what
+ * `scrub` masks, plus credentials after an auth scheme, secret `name=value` pairs anywhere
+ * and secret-named JSON string members.
+ */
+export function redactText(text: string): string {
+  return scrub(text)
+    .replace(AUTH_SCHEME, `$1 ${REDACTED}`)
+    .replace(LOOSE_PAIR, (all, pre: string, name: string, value: string) =>
+      redactParam(all, pre, name, value),
+    )
+    .replace(JSON_SECRET, (all, head: string, name: string, value: string) =>
+      value && JSON_SECRET_NAME.test(name) ? `${head}${REDACTED}"` : all,
+    );
+}
+
 /** Request headers, lower-cased, secrets redacted; `Authorization` keeps its scheme. */
 export function redactHeaders(
   headers: Record<string, string | string[] | undefined>,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { putPart, startUpload } from '../client/steps.js';
+import { uploadAll } from '../client/upload.js';
 import { Random } from '../core/random.js';
-import { putPart, startUpload, uploadAll } from '../storage/uploadClient.js';
 import { MemoryStore } from '../store/memoryStore.js';
 import { bearer, DEMO_US, http, userToken } from '../testing/http.js';
 import { useTestServers } from '../testing/useTestServers.js';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completeUpload, md5hex, putPart, startUpload } from '../storage/uploadClient.js';
+import { completeUpload, md5hex, putPart, startUpload } from '../client/steps.js';
 import { bearer, DEMO_US, http, OTHER_US, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { md5hex } from '../client/steps.js';
 import { fromRoot } from '../core/root.js';
-import { md5hex } from '../storage/uploadClient.js';
 import { AUDIO_FIXTURES, silentMp3, uploadBytes, uploadFixture } from '../testing/audioFixtures.js';
 import { DEMO_US, http, userToken } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';

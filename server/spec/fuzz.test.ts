@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX, STORAGE_PREFIX } from '../app.js';
-import { startUpload, uploadAll } from '../storage/uploadClient.js';
+import { startUpload } from '../client/steps.js';
+import { uploadAll } from '../client/upload.js';
 import { conformance, sendRaw } from '../testing/conformance.js';
 import { type FuzzContext, requestsFor } from '../testing/fuzzRequests.js';
 import { hostileExamples } from '../testing/hostileBodies.js';

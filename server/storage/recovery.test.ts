@@ -1,9 +1,10 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { putPart, startUpload } from '../client/steps.js';
+import { uploadAll } from '../client/upload.js';
 import { DEMO_US, userToken } from '../testing/http.js';
 import { useTestServers } from '../testing/useTestServers.js';
-import { putPart, startUpload, uploadAll } from './uploadClient.js';
 
 const servers = useTestServers();
 

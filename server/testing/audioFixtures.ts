@@ -1,7 +1,10 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import type { UploadedFile } from '../client/steps.js';
+import { uploadBytes } from '../client/upload.js';
 import { fromRoot } from '../core/root.js';
-import { md5hex, type UploadedFile, uploadAll } from '../storage/uploadClient.js';
+
+export { uploadBytes };
 
 /**
  * The committed audio fixtures (fixtures/audio/README.md says how they were made) with their
@@ -22,17 +25,6 @@ export type AudioFixture = (typeof AUDIO_FIXTURES)[keyof typeof AUDIO_FIXTURES];
 export const audioPath = (f: AudioFixture): string => fromRoot('fixtures', 'audio', f.file);
 export const readAudio = (f: AudioFixture): Promise<Buffer> => readFile(audioPath(f));
 export const openAudio = (f: AudioFixture) => createReadStream(audioPath(f));
-
-/**
- * Upload bytes through the partner API the way an app does (generate presigned URLs, PUT each
- * part, complete with the MD5) and return the completed file, whose `DownloadUrl` can be
- * transcribed.
- */
-export const uploadBytes = (api: string, userToken: string, bytes: Buffer, filetype: string) =>
-  uploadAll(api, userToken, bytes.length, (_n, length, from) => bytes.subarray(from, from + length), {
-    filetype,
-    fileMd5: md5hex(bytes),
-  });
 
 export const uploadFixture = async (api: string, userToken: string, f: AudioFixture): Promise<UploadedFile> =>
   uploadBytes(api, userToken, await readAudio(f), f.filetype);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { md5hex } from '../storage/uploadClient.js';
+import { md5hex } from '../client/steps.js';
 import { MemoryStore } from '../store/memoryStore.js';
 import { readSidecars } from './transcriptSidecars.js';
 import { TranscriptLibrary, transcriptIssues } from './transcripts.js';

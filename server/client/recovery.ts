@@ -1,4 +1,5 @@
-import type { components } from '../../server/spec/api-types.js';
+import type { components } from '../spec/api-types.js';
+import { send } from './http.js';
 
 /**
  * A reference device-lock recovery helper, as a partner app would write it against the
@@ -65,16 +66,20 @@ export function deviceTypeOf(sn: string): DeviceType {
 
 /**
  * Query the binding of a serial with a user token. `null` is the bare 404: the serial was
- * never signed (sign it with the SDK first); any other failure throws.
+ * never signed (sign it with the SDK first); any other failure throws a PartnerApiError.
  */
 export async function fetchBinding(
   baseUrl: string,
   userToken: string,
   sn: string,
+  type: DeviceType = deviceTypeOf(sn),
 ): Promise<BindingResponse | null> {
-  const url = `${baseUrl}/open/partner/sdk/binding?${new URLSearchParams({ type: deviceTypeOf(sn), sn })}`;
-  const res = await fetch(url, { headers: { authorization: `Bearer ${userToken}` } });
-  if (res.status === 404) return null;
-  if (res.status !== 200) throw new Error(`binding query: HTTP ${res.status} ${await res.text()}`);
-  return (await res.json()) as BindingResponse;
+  const url = `${baseUrl}/open/partner/sdk/binding?${new URLSearchParams({ type, sn })}`;
+  const r = await send(
+    'getDeviceBinding',
+    url,
+    { headers: { authorization: `Bearer ${userToken}` } },
+    [200, 404],
+  );
+  return r.status === 404 ? null : (r.body as BindingResponse);
 }

@@ -1,8 +1,9 @@
-import type { components } from '../../server/spec/api-types.js';
+import type { components } from '../spec/api-types.js';
+import { send } from './http.js';
 
 /**
  * A reference transcription client, as a partner app would write it: submit a file URL, poll
- * it to a terminal status (./poller.ts), and read the transcript defensively — the live
+ * it to a terminal status (./poll.ts), and read the transcript defensively — the live
  * service was seen answering `data.results[]` where the spec documents `data.segments[]`
  * (live notes "Transcription"). It depends only on the generated API types.
  */
@@ -48,15 +49,12 @@ export async function submitTranscription(
   file_url: string,
   params?: TranscriptionParams,
 ): Promise<TranscriptionTask> {
-  const url = `${api}/open/partner/ai/transcriptions/`;
-  const r = await fetch(url, {
+  const r = await send('createTranscription', `${api}/open/partner/ai/transcriptions/`, {
     method: 'POST',
     headers: { ...apiKeyHeaders(app), 'content-type': 'application/json' },
     body: JSON.stringify({ file_url, ...(params ? { params } : {}) }),
   });
-  const text = await r.text();
-  if (r.status !== 200) throw new Error(`POST ${url}: ${r.status} ${text}`);
-  return JSON.parse(text) as TranscriptionTask;
+  return r.body as TranscriptionTask;
 }
 
 /** The transcript of a SUCCESS task in either result shape. */

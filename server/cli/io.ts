@@ -1,0 +1,25 @@
+import type { Out } from './progress.js';
+
+/** The streams and environment of a client command (tests pass fakes). */
+export interface CommandIo {
+  stdout: Out;
+  stderr: Out;
+  env: Record<string, string | undefined>;
+}
+
+export const processIo = (): CommandIo => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+});
+
+/** `--target` names a simulator we start ourselves, a URL, or a live region. */
+export const TARGET_HELP = `  --target <sim|us|jp|URL>  sim: an in-memory simulator started in this process with the
+                            fixtures' demo app (default; needs no settings)
+                            URL: a running simulator, e.g. http://127.0.0.1:4010 (demo
+                            credentials unless the environment names others)
+                            us, jp: the live regional service (credentials from the environment)`;
+
+export const ENV_HELP = `Environment: PARTNER_CLIENT_ID, PARTNER_SECRET_KEY, PARTNER_API_KEY, PARTNER_USER_ID
+(all four required for us/jp; on a URL each overrides the demo value; PARTNER_USER_ID
+defaults to cli-user-0001 on a simulator).`;

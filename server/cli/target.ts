@@ -1,0 +1,112 @@
+import { LIVE_HOSTS } from '../../contracts/target/settings.js';
+import type { PartnerCredentials } from '../client/partnerClient.js';
+import { defaults, parseConfig } from '../config.js';
+import type { NewApp } from '../domain/apps.js';
+import { startSimulator } from '../simulator.js';
+import { readFixture } from '../spec/fixtures.js';
+
+/**
+ * Where the client commands send their requests. `sim`: an in-memory simulator started in
+ * this process with the fixtures' demo app, so no settings are needed; a URL: a running
+ * simulator (demo credentials unless the environment names others); `us`/`jp`: the live
+ * regional hosts with credentials from the environment (the contract suite's names).
+ */
+export interface ClientTarget {
+  label: string;
+  api: string;
+  app: PartnerCredentials;
+  userId: string;
+  stop(): Promise<void>;
+}
+
+/** A mistake in how the command was called or configured: one line, exit 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+type Env = Record<string, string | undefined>;
+const LIVE_REQUIRED = [
+  'PARTNER_CLIENT_ID',
+  'PARTNER_SECRET_KEY',
+  'PARTNER_API_KEY',
+  'PARTNER_USER_ID',
+] as const;
+export const DEFAULT_USER = 'cli-user-0001';
+
+/** The demo app of the fixtures for a region (its credentials are public anyway). */
+async function demoApp(fixturesDir: string): Promise<PartnerCredentials> {
+  const apps = (await readFixture<NewApp[]>(fixturesDir, 'apps.json')) ?? [];
+  const app = apps.find((a) => a.region === 'us' && a.client_id?.startsWith('demo')) ?? apps[0];
+  if (!app?.client_id || !app.secret_key || !app.api_key)
+    throw new UsageError('the fixtures hold no app to use; pass credentials in the environment');
+  return { client_id: app.client_id, secret_key: app.secret_key, api_key: app.api_key };
+}
+
+/** Credentials from the environment over `fallback`. */
+const fromEnv = (env: Env, fallback: PartnerCredentials): PartnerCredentials => ({
+  client_id: env.PARTNER_CLIENT_ID?.trim() || fallback.client_id,
+  secret_key: env.PARTNER_SECRET_KEY?.trim() || fallback.secret_key,
+  api_key: env.PARTNER_API_KEY?.trim() || fallback.api_key,
+});
+
+export interface SimOptions {
+  /** Extra upload filetypes the in-process simulator accepts (the CLI widens it to the file's). */
+  uploadFiletypes?: string[];
+  /** Upload ChunkSize of the in-process simulator. */
+  chunkSize?: number;
+}
+
+export async function openTarget(target: string, env: Env, sim: SimOptions = {}): Promise<ClientTarget> {
+  const userId = env.PARTNER_USER_ID?.trim() || DEFAULT_USER;
+  if (target === 'sim') {
+    const config = parseConfig(
+      {},
+      {},
+      {
+        inMemory: true,
+        logLevel: 'silent',
+        port: 0,
+        // A few seconds of simulated work, so the status spinner has something to show.
+        transcriptionDelay: 3000,
+        uploadFiletypes: sim.uploadFiletypes ?? [],
+        ...(sim.chunkSize ? { chunkSize: sim.chunkSize } : {}),
+      },
+    );
+    const running = await startSimulator(config);
+    return {
+      label: 'in-process simulator',
+      api: `${running.url}/developer/api`,
+      app: await demoApp(config.fixturesDir),
+      userId,
+      stop: () => running.stop(),
+    };
+  }
+  if (target === 'us' || target === 'jp') {
+    const missing = LIVE_REQUIRED.filter((k) => !env[k]?.trim());
+    if (missing.length > 0)
+      throw new UsageError(`--target ${target} needs these environment variables: ${missing.join(', ')}`);
+    return {
+      label: `live ${target} (${LIVE_HOSTS[target]})`,
+      api: LIVE_HOSTS[target],
+      app: fromEnv(env, { client_id: '', secret_key: '', api_key: '' }),
+      userId,
+      stop: async () => {},
+    };
+  }
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new UsageError(`--target must be sim, us, jp or a URL (got '${target}')`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--target URL must be http or https (got '${target}')`);
+  const base = url.toString().replace(/\/+$/, '');
+  return {
+    label: base,
+    api: /\/developer\/api$/.test(base) ? base : `${base}/developer/api`,
+    app: fromEnv(env, await demoApp(defaults.fixturesDir)),
+    userId,
+    stop: async () => {},
+  };
+}

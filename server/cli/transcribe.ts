@@ -1,0 +1,104 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PartnerClient } from '../client/partnerClient.js';
+import { readTranscript, type Transcript } from '../client/transcription.js';
+import { describeFailure } from './failure.js';
+import { type CommandIo, ENV_HELP, processIo, TARGET_HELP } from './io.js';
+import { formatBytes, StatusSpinner, UploadProgress } from './progress.js';
+import { openTarget, UsageError } from './target.js';
+
+export const transcribeHelp = `Usage: partner-sim transcribe <audio> [--target sim|us|jp|URL] [--json]
+
+Uploads an audio file in parallel parts (retries, Retry-After honoured), completes the upload
+with its MD5, submits it for transcription, polls with back-off until it ends, and prints the
+transcript with times and speakers. The upload filetype is the file's extension; live accepts
+mp3 and opus only (the in-process simulator is started accepting the file's extension).
+
+Options:
+${TARGET_HELP}
+  --json                    print the final transcription task as JSON (progress goes to stderr)
+  --deadline <seconds>      give up polling after this long (default 120; 1200 on live)
+  --help                    show this help
+
+${ENV_HELP}
+`;
+
+/** "0:05.85" */
+const clock = (s: number) => `${Math.floor(s / 60)}:${(s % 60).toFixed(2).padStart(5, '0')}`;
+
+export function formatTranscript(t: Transcript): string {
+  const head = `transcript (${t.language ?? 'language unknown'}, ${t.lines.length} segment${t.lines.length === 1 ? '' : 's'}):`;
+  const lines = t.lines.map((l) => `[${clock(l.start)} → ${clock(l.end)}] ${l.speaker}: ${l.text}`);
+  return `${[head, ...lines].join('\n')}\n`;
+}
+
+export async function runTranscribe(argv: string[], io: CommandIo = processIo()): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      target: { type: 'string', default: 'sim' },
+      json: { type: 'boolean', default: false },
+      deadline: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(transcribeHelp);
+    return 0;
+  }
+  const target = values.target;
+  const fail = (e: unknown) => {
+    const { line, code } = describeFailure(e, target);
+    io.stderr.write(`partner-sim transcribe: ${line}\n`);
+    return code;
+  };
+  // Progress is for people: with --json it goes to stderr so stdout stays one JSON document.
+  const ui = values.json ? io.stderr : io.stdout;
+  let stop = async () => {};
+  try {
+    const [audio, ...extra] = positionals;
+    if (!audio || extra.length > 0) throw new UsageError('expects exactly one audio file (see --help)');
+    const deadlineS = values.deadline === undefined ? undefined : Number(values.deadline);
+    if (deadlineS !== undefined && !(deadlineS > 0))
+      throw new UsageError('--deadline must be a positive number of seconds');
+    const filetype = extname(audio).slice(1).toLowerCase();
+    if (!filetype) throw new UsageError(`cannot tell the filetype of '${audio}': it has no extension`);
+    const bytes = await readFile(audio);
+    const live = target === 'us' || target === 'jp';
+    const t = await openTarget(target, io.env, {
+      uploadFiletypes: ['mp3', 'opus'].includes(filetype) ? [] : [filetype],
+      // Small parts on the in-process simulator, so even a short file goes up in parallel parts.
+      chunkSize: Math.min(5 * 1024 * 1024, Math.max(8 * 1024, Math.ceil(bytes.length / 8))),
+    });
+    stop = t.stop;
+    ui.write(`${audio}: ${formatBytes(bytes.length)} ${filetype} → ${t.label}\n`);
+    const client = new PartnerClient(t);
+    const progress = new UploadProgress(ui, bytes.length);
+    const file = await client.upload(bytes, filetype, { onProgress: (p) => progress.update(p.sent) });
+    progress.done();
+    ui.write(`uploaded ${file.FileId} (MD5 ${file.FileMd5} checked)\n`);
+    const task = await client.transcribe(file.DownloadUrl);
+    const spinner = new StatusSpinner(ui, `transcription ${task.transcription_id}`);
+    spinner.set(task.status);
+    try {
+      const { task: done } = await client.poll(task.transcription_id, {
+        deadlineMs: (deadlineS ?? (live ? 1200 : 120)) * 1000,
+        backoff: { baseMs: 500, capMs: live ? 15_000 : 2000 },
+        onStatus: (s) => spinner.set(s),
+      });
+      spinner.stop();
+      io.stdout.write(
+        values.json ? `${JSON.stringify(done, null, 2)}\n` : formatTranscript(readTranscript(done)),
+      );
+    } finally {
+      spinner.stop();
+    }
+    return 0;
+  } catch (e) {
+    return fail(e);
+  } finally {
+    await stop();
+  }
+}
