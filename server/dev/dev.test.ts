@@ -63,7 +63,7 @@ describe('supervise (npm run dev)', () => {
     expect(alive(last)).toBe(false);
   });
 
-  it('does not watch before it is ready (the compiler's first pass rewrites dist/)', async () => {
+  it('does not watch before it is ready (the first compiler pass rewrites dist/)', async () => {
     dir = await mkdtemp(join(tmpdir(), 'partner-sim-dev-'));
     let ready!: () => void;
     running = supervise({
