@@ -1,7 +1,11 @@
 # syntax=docker/dockerfile:1
-# partner-sim in a container: `docker build -t partner-sim . && docker run -p 4010:4010 partner-sim`
-FROM node:20-bookworm-slim AS build
-WORKDIR /app
+# partner-sim in a container; see docs/docker.md.
+#   docker build -t partner-sim . && docker run -p 4010:4010 partner-sim
+# Node 24 is the current LTS; the exact tag keeps builds reproducible (bump it deliberately).
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
 COPY package.json package-lock.json ./
 # Scripts are skipped here because `prepare` builds, and the sources are not copied yet.
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -10,25 +14,38 @@ COPY server ./server
 COPY bench ./bench
 COPY contracts ./contracts
 COPY sdk-tests ./sdk-tests
-RUN npm run build && npm prune --omit=dev
+COPY fixtures ./fixtures
+COPY docker ./docker
+# The run-time layout, made by the same script .ci/image-smoke runs outside Docker.
+RUN npm run build && docker/assemble-app.sh /src /app
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
+ARG NODE_IMAGE
+ARG VERSION=dev
+LABEL org.opencontainers.image.title="partner-sim" \
+      org.opencontainers.image.description="Simulator and contract-testing toolkit for the partner API" \
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.base.name="docker.io/library/${NODE_IMAGE}"
+# tini as PID 1: forwards SIGTERM/SIGINT to the simulator (which flushes its state before
+# exiting) and reaps any orphaned child process.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini=0.19.0-* \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4010 \
     PARTNER_SIM_DATA_DIR=/data
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
-COPY package.json openapi.yaml ./
-COPY server/admin.openapi.yaml ./server/admin.openapi.yaml
-COPY fixtures ./fixtures
-# /app/reports: where `partner-sim contract` writes its reports by default (the rest stays read-only).
+COPY --from=build /app ./
+# /data: the state (uid 1000, the image's `node` user). /app/reports: where `partner-sim
+# contract` writes its reports by default. Everything else stays read-only to that user.
 RUN mkdir -p /data /app/reports && chown node:node /data /app/reports
 VOLUME ["/data"]
 USER node
 EXPOSE 4010
+# /__admin/health answers without the admin token, so this works with --admin-token set.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4010)+'/__admin/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["node", "dist/server/cli.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/server/cli.js"]
 CMD ["serve"]

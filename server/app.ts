@@ -2,6 +2,8 @@ import express, { type RequestHandler, Router } from 'express';
 import { requestRecorder } from './control/recorder.js';
 import { controlHooks, surfaceClassifier } from './control/wiring.js';
 import { SimError } from './core/errors.js';
+import { apiDocs, DOCS_PATH } from './docs/apiDocs.js';
+import { API_SERVERS, servedSpec } from './docs/servedSpec.js';
 import type { Region } from './domain/apps.js';
 import { adminGuard } from './http/adminGuard.js';
 import { API_PREFIXES } from './http/apiPrefixes.js';
@@ -102,8 +104,9 @@ export function createApp(deps: AppDeps): express.Express {
   admin.use(notFound);
   app.use(ADMIN_PREFIX, surface('admin'), admin);
 
-  app.get('/openapi.yaml', (_req, res) => {
-    res.type('text/yaml').send(apiSpec().source);
+  app.use(apiDocs(config.publicUrl));
+  app.get('/openapi.yaml', (req, res) => {
+    res.type('text/yaml').send(servedSpec(apiSpec(), publicUrlOf(req, config.publicUrl), API_SERVERS));
   });
   app.get('/', (req, res) => {
     const base = publicUrlOf(req, config.publicUrl);
@@ -113,6 +116,7 @@ export function createApp(deps: AppDeps): express.Express {
       storage: base + STORAGE_PREFIX,
       admin: base + ADMIN_PREFIX,
       openapi: `${base}/openapi.yaml`,
+      docs: `${base}${DOCS_PATH}`,
       admin_openapi: `${base}${ADMIN_PREFIX}/openapi.yaml`,
     });
   });

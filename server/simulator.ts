@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
-import { pino } from 'pino';
 import { type AppDeps, createApp } from './app.js';
 import type { Config } from './config.js';
 import { SimClock } from './core/clock.js';
 import { Housekeeper } from './core/housekeeper.js';
+import { createLogger } from './core/logger.js';
 import { Random } from './core/random.js';
 import { Instance } from './domain/instance.js';
 import { answerClientError } from './http/clientError.js';
@@ -33,7 +33,7 @@ export async function createSimulator(
   config: Config,
   extra: Pick<AppDeps, 'hooks'> = {},
 ): Promise<Simulator> {
-  const logger = pino({ level: config.logLevel, base: { name: 'partner-sim' } });
+  const logger = createLogger(config.logLevel);
   const store = await openStore(config);
   const instance = await Instance.boot(
     store,

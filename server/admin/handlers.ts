@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { SimError } from '../core/errors.js';
 import { fromRoot } from '../core/root.js';
+import { ADMIN_SERVERS, servedSpec } from '../docs/servedSpec.js';
 import type { Handlers } from '../http/types.js';
 import { deleteApp, resetAll, resetApp, type Services } from '../services.js';
 import { adminSpec } from '../spec/openapi.js';
@@ -57,8 +58,8 @@ export const adminHandlers = {
     },
   }),
 
-  getAdminSpec: ({ res }) => {
-    res.type('text/yaml').send(adminSpec().source);
+  getAdminSpec: ({ res, publicUrl }) => {
+    res.type('text/yaml').send(servedSpec(adminSpec(), publicUrl, ADMIN_SERVERS));
     return undefined;
   },
 } satisfies Handlers;

@@ -4,6 +4,7 @@ import type { Services } from '../services.js';
 import type { OperationInfo, SpecIndex } from '../spec/openapi.js';
 import { validatorsFor } from '../spec/validators.js';
 import { authenticate } from './auth.js';
+import { mountMethodNotAllowed } from './methodNotAllowed.js';
 import { sendEmpty, sendJson } from './send.js';
 import { type AuthInfo, type Handler, type Handlers, type OpContext, type OpId, simLocals } from './types.js';
 
@@ -64,10 +65,12 @@ export function mountOperations(
   // Validators are built on the first request, not here: ajv's set-up would cost start-up time.
   const validators = () => validatorsFor(spec);
   const mounted: string[] = [];
+  const mountedOps: OperationInfo[] = [];
   for (const op of spec.operations.values()) {
     const handler = handlers[op.id as OpId] as Handler<OpId> | undefined;
     if (!handler || !opts.include(op)) continue;
     mounted.push(op.id);
+    mountedOps.push(op);
     const route: RequestHandler = async (req, res) => {
       const sim = simLocals(res);
       sim.op = op;
@@ -118,5 +121,6 @@ export function mountOperations(
     const parsers = op.operation.requestBody ? (opts.bodyParsers ?? []) : [];
     router[op.method](op.expressPath, ...parsers, route);
   }
+  mountMethodNotAllowed(router, mountedOps);
   return mounted;
 }

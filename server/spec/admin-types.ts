@@ -748,6 +748,22 @@ export interface components {
         };
     };
     responses: {
+        /** @description The path exists but does not answer this method (`METHOD_NOT_ALLOWED`); `Allow` names the methods it answers. Every path of this document answers any method it does not list so. Declared on the operations a request can reach with an empty path parameter, which lands on a path of other methods (e.g. `…/{id}` becomes `…/`). */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "METHOD_NOT_ALLOWED",
+                 *       "message": "DELETE is not allowed here; this path answers GET, HEAD, POST"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The simulator failed on this request (`INTERNAL_ERROR`): a bug, logged with its cause; never a client's mistake. */
         ServerError: {
             headers: {
@@ -934,6 +950,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description The methods the path answers, e.g. `POST` or `GET, HEAD`. */
+        Allow: string;
         /** @description The server closes the connection after this answer. */
         ConnectionClose: "close";
     };
@@ -1095,6 +1113,7 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
         };
     };
@@ -1299,6 +1318,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
@@ -1329,6 +1349,7 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["DeviceNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1433,6 +1454,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
@@ -1535,6 +1557,7 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };
@@ -1575,6 +1598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
         };

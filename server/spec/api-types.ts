@@ -470,7 +470,7 @@ export interface components {
         /** @description S3 error document (`<Error><Code>…</Code><Message>…</Message>…</Error>`). */
         S3Error: {
             /** @enum {string} */
-            Code: "AccessDenied" | "SignatureDoesNotMatch" | "AuthorizationQueryParametersError" | "NoSuchUpload" | "NoSuchKey" | "InvalidArgument" | "BadDigest" | "InvalidDigest" | "EntityTooLarge" | "InvalidRange" | "IncompleteBody" | "InvalidURI" | "RequestHeaderSectionTooLarge" | "SlowDown" | "InternalError" | "BadGateway" | "ServiceUnavailable" | "GatewayTimeout";
+            Code: "AccessDenied" | "SignatureDoesNotMatch" | "AuthorizationQueryParametersError" | "NoSuchUpload" | "NoSuchKey" | "InvalidArgument" | "BadDigest" | "InvalidDigest" | "EntityTooLarge" | "InvalidRange" | "IncompleteBody" | "InvalidURI" | "RequestHeaderSectionTooLarge" | "MethodNotAllowed" | "SlowDown" | "InternalError" | "BadGateway" | "ServiceUnavailable" | "GatewayTimeout";
             Message: string;
             Resource?: string;
             RequestId?: string;
@@ -771,6 +771,22 @@ export interface components {
         };
     };
     responses: {
+        /** @description The path exists but does not answer this method (`METHOD_NOT_ALLOWED`); `Allow` names the methods it answers. Every path of this document answers any method it does not list so, and the storage host the same as S3 XML (`MethodNotAllowed`). Declared on the operations a request can reach with an empty path parameter, which lands on a path of other methods (e.g. `…/{id}` becomes `…/`). */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "METHOD_NOT_ALLOWED",
+                 *       "message": "GET is not allowed here; this path answers POST"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request could not be read: malformed percent-encoding in the path (`InvalidURI`), or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
         BadRequest: {
             headers: {
@@ -989,6 +1005,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description The methods the path answers, e.g. `POST` or `GET, HEAD`. */
+        Allow: string;
         /** @description The server closes the connection after this answer. */
         ConnectionClose: "close";
         /** @description Seconds to wait before retrying. */
@@ -1963,6 +1981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];

@@ -1,0 +1,37 @@
+import { stripVTControlCharacters } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { createLogger, wantsPretty } from './logger.js';
+
+const capture = (isTTY: boolean) => {
+  const lines: string[] = [];
+  return { isTTY, lines, write: (l: string) => lines.push(l) };
+};
+
+describe('createLogger', () => {
+  it('writes readable lines, not JSON, to a terminal outside tests', () => {
+    const out = capture(true);
+    createLogger('info', out, {}).info({ port: 4010 }, 'listening now');
+    expect(out.lines).toHaveLength(1);
+    const line = stripVTControlCharacters(out.lines[0]!);
+    expect(line).toContain('listening now');
+    expect(line).toMatch(/INFO/);
+    expect(line).toContain('port: 4010');
+    expect(() => JSON.parse(line)).toThrow();
+  });
+
+  it('writes one JSON object per line when the output is not a terminal', () => {
+    const out = capture(false);
+    createLogger('info', out, {}).warn({ sweeper: 'x' }, 'housekeeping failed');
+    const entry = JSON.parse(out.lines[0]!);
+    expect(entry).toMatchObject({ level: 40, name: 'partner-sim', sweeper: 'x', msg: 'housekeeping failed' });
+  });
+
+  it('stays JSON in tests even on a terminal, and keeps the level', () => {
+    expect(wantsPretty({ isTTY: true, write: () => 0 }, { VITEST: 'true' })).toBe(false);
+    expect(wantsPretty({ isTTY: true, write: () => 0 }, { NODE_ENV: 'test' })).toBe(false);
+    const out = capture(true);
+    const logger = createLogger('warn', out, {});
+    logger.info('hidden');
+    expect(out.lines).toEqual([]);
+  });
+});

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// `npm start` and `npm run dev` run this before starting: it builds only when dist/ is older
+// than what it is built from, so an unchanged checkout starts at once instead of compiling
+// for 7-11 s. Plain JavaScript: it must run before anything is compiled.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** Folders compiled into dist/ (tsconfig.build.json `include`), walked for changes. */
+const SOURCE_DIRS = ['server', 'bench', 'contracts', join('sdk-tests', 'lib')];
+/** Files outside them the build reads: the documents (spec cache) and the compiler settings. */
+const SOURCE_FILES = [
+  'openapi.yaml',
+  join('server', 'admin.openapi.yaml'),
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package-lock.json',
+];
+/** Written last by `npm run build` (buildSpecCache.ts), so they date the whole build. */
+export const BUILD_STAMPS = [
+  join('dist', 'spec-cache', 'openapi.yaml.json'),
+  join('dist', 'spec-cache', 'admin.openapi.yaml.json'),
+];
+
+const isTest = (name) => /\.test\.[cm]?[jt]s$/.test(name);
+
+/**
+ * The newest input, folders included: a deleted or renamed source changes its folder's
+ * mtime, so a removal triggers a build too. Tests are not built and do not count.
+ */
+function newestInput(root) {
+  let newest = { path: '', mtimeMs: 0 };
+  const consider = (path, mtimeMs) => {
+    if (mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
+  };
+  const walk = (dir) => {
+    consider(dir, statSync(dir).mtimeMs);
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (!isTest(entry.name)) consider(path, statSync(path).mtimeMs);
+    }
+  };
+  for (const dir of SOURCE_DIRS) {
+    try {
+      walk(join(root, dir));
+    } catch (e) {
+      if (e.code !== 'ENOENT') throw e;
+    }
+  }
+  for (const file of SOURCE_FILES) {
+    try {
+      consider(join(root, file), statSync(join(root, file)).mtimeMs);
+    } catch (e) {
+      if (e.code !== 'ENOENT') throw e;
+    }
+  }
+  return newest;
+}
+
+/** Why `root` needs a build (a sentence), or undefined when dist/ is up to date. */
+export function staleReason(root) {
+  let built = Number.POSITIVE_INFINITY;
+  for (const stamp of BUILD_STAMPS) {
+    try {
+      built = Math.min(built, statSync(join(root, stamp)).mtimeMs);
+    } catch {
+      return 'no complete build in dist/';
+    }
+  }
+  const newest = newestInput(root);
+  if (newest.mtimeMs > built) return `${newest.path.slice(root.length + 1)} changed since the last build`;
+  return undefined;
+}
+
+/** Build `root` when stale; returns the exit status (0 when nothing had to be done). */
+export function buildIfStale(root) {
+  const reason = staleReason(root);
+  if (reason === undefined) {
+    process.stderr.write('partner-sim: dist/ is up to date, not rebuilding\n');
+    return 0;
+  }
+  process.stderr.write(`partner-sim: building (${reason})\n`);
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  return spawnSync(npm, ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' }).status ?? 1;
+}
+
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  process.exitCode = buildIfStale(projectRoot);
+}

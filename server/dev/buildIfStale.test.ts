@@ -1,0 +1,58 @@
+import { mkdir, mkdtemp, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BUILD_STAMPS, staleReason } from './buildIfStale.mjs';
+
+let root: string;
+const OLD = new Date('2026-01-01T00:00:00Z');
+const BUILT = new Date('2026-01-02T00:00:00Z');
+const LATER = new Date('2026-01-03T00:00:00Z');
+
+async function put(rel: string, when: Date): Promise<void> {
+  const path = join(root, rel);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, rel);
+  await utimes(path, when, when);
+}
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'partner-sim-stale-'));
+  for (const f of ['server/app.ts', 'server/core/clock.ts', 'openapi.yaml', 'server/admin.openapi.yaml'])
+    await put(f, OLD);
+  for (const d of ['server/core', 'server']) await utimes(join(root, d), OLD, OLD);
+  for (const s of BUILD_STAMPS) await put(s, BUILT);
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+describe('staleReason (npm start builds only when needed)', () => {
+  it('is up to date when every input is older than the build', () => {
+    expect(staleReason(root)).toBeUndefined();
+  });
+
+  it('asks for a build when there is none', async () => {
+    await rm(join(root, 'dist'), { recursive: true });
+    expect(staleReason(root)).toMatch(/no complete build/);
+  });
+
+  it('names a changed TypeScript file', async () => {
+    await put('server/core/clock.ts', LATER);
+    expect(staleReason(root)).toBe('server/core/clock.ts changed since the last build');
+  });
+
+  it('names a changed document', async () => {
+    await put('server/admin.openapi.yaml', LATER);
+    expect(staleReason(root)).toMatch(/admin\.openapi\.yaml changed/);
+  });
+
+  it('notices a deleted source through its folder', async () => {
+    await unlink(join(root, 'server/core/clock.ts'));
+    expect(staleReason(root)).toMatch(/server\/core changed/);
+  });
+
+  it('ignores a changed test, which is not built', async () => {
+    await put('server/core/clock.test.ts', LATER);
+    await utimes(join(root, 'server/core'), OLD, OLD);
+    expect(staleReason(root)).toBeUndefined();
+  });
+});
