@@ -1,5 +1,6 @@
 import { controlHandlers } from '../admin/control.js';
 import { deviceAdminHandlers } from '../admin/devices.js';
+import { storageAdminHandlers } from '../admin/storage.js';
 import { adminHandlers as foundationAdmin } from '../admin/handlers.js';
 import { transcriptionAdminHandlers } from '../admin/transcriptions.js';
 import { transcriptAdminHandlers } from '../admin/transcripts.js';
@@ -27,5 +28,6 @@ export const adminHandlers: Handlers = {
   ...transcriptionAdminHandlers,
   ...transcriptAdminHandlers,
   ...controlHandlers,
+  ...storageAdminHandlers,
   // [handlers:admin]
 };
