@@ -202,7 +202,8 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
     const violations = await page.evaluate(async () => {
       // biome-ignore lint/suspicious/noExplicitAny: axe is injected into the page at run time
-      const result = await (globalThis as any).axe.run(document);
+      const g = globalThis as any;
+      const result = await g.axe.run(g.document);
       return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[]).map(
         (v) => ({
           id: v.id,
@@ -230,9 +231,12 @@ describe.skipIf(!haveChromium)('dashboard with --admin-token', () => {
       await field.fill('dash-secret-token');
       await page.getByRole('button', { name: 'Use token' }).click();
       await expect.poll(() => page.locator('#apps-body tr').count()).toBeGreaterThan(0);
-      expect(await page.evaluate(() => sessionStorage.getItem('partner-sim-admin-token'))).toBe(
-        'dash-secret-token',
-      );
+      expect(
+        await page.evaluate(
+          // biome-ignore lint/suspicious/noExplicitAny: runs in the page, which has sessionStorage
+          () => (globalThis as any).sessionStorage.getItem('partner-sim-admin-token'),
+        ),
+      ).toBe('dash-secret-token');
     } finally {
       await browser.close();
       await sim.stop();
