@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { type RequestHandler, Router } from 'express';
+import { SimError } from '../core/errors.js';
 import { fromRoot } from '../core/root.js';
 import { API_PREFIXES } from '../http/apiPrefixes.js';
 import { adminSpec, apiSpec, type SchemaObject } from '../spec/openapi.js';
@@ -85,5 +86,9 @@ const serve: RequestHandler = async (req, res, next) => {
 export function dashboardRouter(): Router {
   const router = Router();
   router.get(/^\/[\w.-]*$/, serve);
+  // Nothing else lives under /ui: an unknown asset is a 404, not the control API's 401.
+  router.use((req) => {
+    throw SimError.notFound('NOT_FOUND', `No dashboard file at ${req.originalUrl.split('?')[0]}`);
+  });
   return router;
 }

@@ -15,8 +15,18 @@ export async function refreshApps() {
         el(
           'td',
           {},
-          el('button', { type: 'button', 'data-use': a.client_id }, `View ${a.client_id}`),
-          el('button', { type: 'button', 'data-delete-app': a.client_id }, `Delete ${a.client_id}`),
+          el(
+            'button',
+            { type: 'button', 'data-use': a.client_id },
+            'View',
+            el('span', { class: 'sr-only' }, ` ${a.client_id}`),
+          ),
+          el(
+            'button',
+            { type: 'button', 'data-delete-app': a.client_id },
+            'Delete',
+            el('span', { class: 'sr-only' }, ` ${a.client_id}`),
+          ),
         ),
       ),
     ),

@@ -12,8 +12,15 @@ const POLL_MS = 1500;
 const live = document.getElementById('live');
 let running = false;
 
+let again = false;
+
 async function refreshAll() {
-  if (running || state.needToken) return;
+  if (state.needToken) return;
+  // A change made while a poll is in flight must still show: run once more after it.
+  if (running) {
+    again = true;
+    return;
+  }
   running = true;
   try {
     await refreshApps();
@@ -33,6 +40,10 @@ async function refreshAll() {
     else showError(e);
   } finally {
     running = false;
+    if (again) {
+      again = false;
+      refreshAll();
+    }
   }
 }
 

@@ -29,12 +29,21 @@ export async function refreshDevices() {
       el(
         'tr',
         { 'data-sn': d.sn },
-        el('td', {}, el('code', {}, d.sn)),
+        el('td', { class: 'nowrap' }, el('code', {}, d.sn)),
         el('td', {}, d.type),
         el('td', { class: `bind-${d.is_bind}` }, String(d.is_bind)),
         el('td', {}, d.owner ? `${d.owner.sub} (${d.owner.client_id})` : '—'),
         el('td', {}, historyCell(d.bind_history)),
-        el('td', {}, el('button', { type: 'button', 'data-choose': d.sn }, `Choose ${d.sn}`)),
+        el(
+          'td',
+          {},
+          el(
+            'button',
+            { type: 'button', 'data-choose': d.sn },
+            'Choose',
+            el('span', { class: 'sr-only' }, ` ${d.sn}`),
+          ),
+        ),
       ),
     ),
   );
