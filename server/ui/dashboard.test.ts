@@ -153,6 +153,16 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
       headers: { 'x-client-id': app.client_id, 'x-client-api-key': app.api_key },
     });
     expect(polled.body.status).toBe('FAILURE');
+
+    await page.getByRole('button', { name: `Force ${id}` }).click();
+    await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption('SUCCESS');
+    await page.getByRole('button', { name: 'Force status' }).click();
+    await expect.poll(() => page.locator(`tr[data-task="${id}"][data-status="SUCCESS"]`).count()).toBe(1);
+    await page.locator(`tr[data-task="${id}"]`).getByRole('button', { name: 'View result' }).click();
+    const result = page.locator('#result');
+    await expect.poll(() => result.locator('tbody tr').count()).toBeGreaterThan(0);
+    expect(await result.locator('th').allTextContents()).toEqual(['Start', 'End', 'Speaker', 'Text']);
+    expect(await result.locator('tbody tr td').nth(2).textContent()).not.toBe('');
   });
 
   it("advances one app's clock by an hour and leaves the instance clock alone", async () => {

@@ -108,10 +108,10 @@ export async function refreshTranscripts() {
   );
 }
 
-function segments(title, segs = []) {
+function segments(title, segs = [], open = false) {
   return el(
     'details',
-    {},
+    { open },
     el('summary', {}, title),
     table(
       ['Start', 'End', 'Speaker', 'Text'],
@@ -144,13 +144,16 @@ export function setupTasks(refreshAll) {
       view.dataset.app,
       `/open/partner/ai/transcriptions/${encodeURIComponent(view.dataset.result)}`,
     );
-    const result = task.result ?? {};
-    const segs = result.segments ?? result.utterances ?? [];
+    // Seed shape: data.segments; live shape: data.results (speaker_id). Either is shown.
+    const result = task.data ?? {};
+    const segs = result.segments ?? result.results ?? [];
     document
       .getElementById('result')
       .replaceChildren(
         el('h3', {}, `Result of ${view.dataset.result}: ${task.status}`),
-        segs.length ? segments('Segments', segs) : el('pre', {}, JSON.stringify(task, null, 2)),
+        segs.length
+          ? segments('Segments', segs, true)
+          : el('pre', { tabindex: '0' }, JSON.stringify(task, null, 2)),
       );
   });
 }
