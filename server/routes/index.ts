@@ -1,7 +1,7 @@
 import { controlHandlers } from '../admin/control.js';
 import { deviceAdminHandlers } from '../admin/devices.js';
-import { storageAdminHandlers } from '../admin/storage.js';
 import { adminHandlers as foundationAdmin } from '../admin/handlers.js';
+import { storageAdminHandlers } from '../admin/storage.js';
 import { transcriptionAdminHandlers } from '../admin/transcriptions.js';
 import { transcriptAdminHandlers } from '../admin/transcripts.js';
 import type { Handlers } from '../http/types.js';
