@@ -197,8 +197,9 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
   it('tails the journal, filters by operation, and opens a redacted entry', async () => {
     await page.getByRole('combobox', { name: 'Operation', exact: true }).last().selectOption('bindDevice');
     const row = page.locator('#journal-body tr[data-operation="bindDevice"]').first();
-    await expect.poll(() => row.count()).toBe(1);
-    expect(await page.locator('#journal-body tr:not([data-operation="bindDevice"])').count()).toBe(0);
+    // The unfiltered tail held other operations: wait for the filtered list to replace it.
+    await expect.poll(() => page.locator('#journal-body tr:not([data-operation="bindDevice"])').count()).toBe(0);
+    expect(await row.count()).toBe(1);
     await row.getByRole('button').click();
     const detail = page.locator('#journal-detail');
     await expect.poll(() => detail.textContent()).toContain('[redacted]');
