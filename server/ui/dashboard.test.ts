@@ -198,7 +198,9 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     await page.getByRole('combobox', { name: 'Operation', exact: true }).last().selectOption('bindDevice');
     const row = page.locator('#journal-body tr[data-operation="bindDevice"]').first();
     // The unfiltered tail held other operations: wait for the filtered list to replace it.
-    await expect.poll(() => page.locator('#journal-body tr:not([data-operation="bindDevice"])').count()).toBe(0);
+    await expect
+      .poll(() => page.locator('#journal-body tr:not([data-operation="bindDevice"])').count())
+      .toBe(0);
     expect(await row.count()).toBe(1);
     await row.getByRole('button').click();
     const detail = page.locator('#journal-detail');
