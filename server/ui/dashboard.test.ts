@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../core/root.js';
+import { putPart, startUpload } from '../storage/uploadClient.js';
 import { bearer, DEMO_US, http, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 
@@ -24,6 +25,8 @@ const ARGS = [
   '--no-first-run',
 ];
 const REPORTS = fromRoot('reports');
+// The page polls every 1.5 s; on a busy CI machine a render can take a few seconds more.
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 8000 });
 const A = 'client_user_3f2c8a90-1b2c-4d5e-8f90-123456789abc';
 const B = 'client_user_9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 
@@ -84,7 +87,7 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     await page.getByLabel('New client id (optional)').fill('ui-app');
     await page.getByRole('button', { name: 'Create app' }).click();
     const created = page.locator('#app-created');
-    await expect.poll(() => created.textContent()).toContain('secret_key');
+    await poll(() => created.textContent()).toContain('secret_key');
     const app = (await http('GET', `${sim.admin}/apps`)).body.find(
       (a: { client_id: string }) => a.client_id === 'ui-app',
     );
@@ -92,7 +95,7 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     // The table never shows secrets.
     expect(await page.locator('#apps-body').textContent()).not.toContain(app.secret_key);
     await page.getByRole('button', { name: 'View ui-app' }).click();
-    await expect.poll(() => page.locator('#live').textContent()).toContain('showing ui-app');
+    await poll(() => page.locator('#live').textContent()).toContain('showing ui-app');
   });
 
   it('puts a device into each is_bind state through the form, and the partner API answers it', async () => {
@@ -107,11 +110,11 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
       await page.locator(`input[name="is_bind"][value="${radio}"]`).check();
       await page.getByLabel('Bind history, newest first, one account per line').fill(history);
       await page.getByRole('button', { name: 'Put device' }).click();
-      await expect.poll(() => page.locator(`tr[data-sn="${sn}"] td.bind-${radio}`).count()).toBe(1);
+      await poll(() => page.locator(`tr[data-sn="${sn}"] td.bind-${radio}`).count()).toBe(1);
       const b = await binding(sn);
       expect(b.status).toBe(200);
       expect(b.body.is_bind).toBe(expected);
-      await expect.poll(() => page.locator('#recovery').textContent()).toContain(plan);
+      await poll(() => page.locator('#recovery').textContent()).toContain(plan);
     }
     await page.screenshot({ path: join(REPORTS, 'dashboard-devices.png'), fullPage: true });
   });
@@ -121,14 +124,27 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     await page.getByRole('textbox', { name: 'Serial number' }).fill(sn);
     const row = page.locator(`tr[data-sn="${sn}"]`);
     await page.getByRole('button', { name: 'Sign', exact: true }).click();
-    await expect.poll(() => row.locator('td.bind-null').count()).toBe(1);
+    await poll(() => row.locator('td.bind-null').count()).toBe(1);
     await page.getByRole('button', { name: 'Bind', exact: true }).click();
     await page.getByRole('button', { name: 'Bind', exact: true }).click();
-    await expect.poll(() => row.locator('td.bind-true').count()).toBe(1);
-    await expect.poll(() => row.textContent()).toContain('×2');
+    await poll(() => row.locator('td.bind-true').count()).toBe(1);
+    await poll(() => row.textContent()).toContain('×2');
     await page.getByRole('button', { name: 'Unbind', exact: true }).click();
-    await expect.poll(() => row.locator('td.bind-false').count()).toBe(1);
+    await poll(() => row.locator('td.bind-false').count()).toBe(1);
     expect((await binding(sn)).body.is_bind).toBe(false);
+  });
+
+  it('shows an upload session with the parts received, sizes and ETags', async () => {
+    const app = (await http('GET', `${sim.admin}/apps`)).body.find(
+      (a: { client_id: string }) => a.client_id === 'ui-app',
+    );
+    const token = (await userToken(sim.api, app, 'ui-uploader')).user;
+    const s = await startUpload(sim.api, token, 1000);
+    const part = await putPart(s.Parts[0]!.PresignedUrl, Buffer.alloc(1000, 7));
+    const list = page.locator('#uploads-list');
+    // Made outside the page: it shows at the next poll (every 1.5 s).
+    await poll(() => list.textContent()).toContain(part.etag!);
+    expect(await list.textContent()).toContain('#1: 1000 B');
   });
 
   it('forces a task to FAILURE and shows it on the timeline', async () => {
@@ -148,7 +164,7 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
       .first()
       .fill('forced from the dashboard');
     await page.getByRole('button', { name: 'Force status' }).click();
-    await expect.poll(() => page.locator(`tr[data-task="${id}"][data-status="FAILURE"]`).count()).toBe(1);
+    await poll(() => page.locator(`tr[data-task="${id}"][data-status="FAILURE"]`).count()).toBe(1);
     const polled = await http('GET', `${sim.api}/open/partner/ai/transcriptions/${id}`, {
       headers: { 'x-client-id': app.client_id, 'x-client-api-key': app.api_key },
     });
@@ -157,10 +173,10 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     await page.getByRole('button', { name: `Force ${id}` }).click();
     await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption('SUCCESS');
     await page.getByRole('button', { name: 'Force status' }).click();
-    await expect.poll(() => page.locator(`tr[data-task="${id}"][data-status="SUCCESS"]`).count()).toBe(1);
+    await poll(() => page.locator(`tr[data-task="${id}"][data-status="SUCCESS"]`).count()).toBe(1);
     await page.locator(`tr[data-task="${id}"]`).getByRole('button', { name: 'View result' }).click();
     const result = page.locator('#result');
-    await expect.poll(() => result.locator('tbody tr').count()).toBeGreaterThan(0);
+    await poll(() => result.locator('tbody tr').count()).toBeGreaterThan(0);
     expect(await result.locator('th').allTextContents()).toEqual(['Start', 'End', 'Speaker', 'Text']);
     expect(await result.locator('tbody tr td').nth(2).textContent()).not.toBe('');
   });
@@ -168,7 +184,7 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
   it("advances one app's clock by an hour and leaves the instance clock alone", async () => {
     await page.getByRole('combobox', { name: 'Clock', exact: true }).selectOption('ui-app');
     await page.getByRole('button', { name: '+1 h' }).click();
-    await expect.poll(() => page.locator('#clock-app [data-offset="3600000"]').count()).toBe(1);
+    await poll(() => page.locator('#clock-app [data-offset="3600000"]').count()).toBe(1);
     expect((await http('GET', `${sim.admin}/clock?client_id=ui-app`)).body.offset_ms).toBe(3_600_000);
     expect((await http('GET', `${sim.admin}/clock`)).body.offset_ms).toBe(0);
     expect(await page.locator('#clock-instance [data-offset="0"]').count()).toBe(1);
@@ -182,7 +198,7 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     await page.getByLabel('Answer status').fill('503');
     await page.getByRole('button', { name: 'Add fault rule' }).click();
     const rows = page.locator('#faults-body tr');
-    await expect.poll(() => rows.count()).toBe(1);
+    await poll(() => rows.count()).toBe(1);
     const [fault] = (await http('GET', `${sim.admin}/faults?client_id=ui-app`)).body;
     expect(fault).toMatchObject({
       operation: 'getDeviceBinding',
@@ -190,7 +206,7 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
       match: { client_id: 'ui-app' },
     });
     await page.getByRole('button', { name: `Remove ${fault.id}` }).click();
-    await expect.poll(() => rows.count()).toBe(0);
+    await poll(() => rows.count()).toBe(0);
     expect((await http('GET', `${sim.admin}/faults`)).body).toEqual([]);
   });
 
@@ -198,13 +214,11 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     await page.getByRole('combobox', { name: 'Operation', exact: true }).last().selectOption('bindDevice');
     const row = page.locator('#journal-body tr[data-operation="bindDevice"]').first();
     // The unfiltered tail held other operations: wait for the filtered list to replace it.
-    await expect
-      .poll(() => page.locator('#journal-body tr:not([data-operation="bindDevice"])').count())
-      .toBe(0);
+    await poll(() => page.locator('#journal-body tr:not([data-operation="bindDevice"])').count()).toBe(0);
     expect(await row.count()).toBe(1);
     await row.getByRole('button').click();
     const detail = page.locator('#journal-detail');
-    await expect.poll(() => detail.textContent()).toContain('[redacted]');
+    await poll(() => detail.textContent()).toContain('[redacted]');
     expect(await detail.textContent()).toContain('/open/partner/sdk/bind');
     await page.screenshot({ path: join(REPORTS, 'dashboard.png'), fullPage: true });
     // docs/dashboard.png (README's picture) is refreshed only on request, so runs leave the tree clean.
@@ -246,7 +260,7 @@ describe.skipIf(!haveChromium)('dashboard with --admin-token', () => {
       expect(await page.locator('#apps-body tr').count()).toBe(0);
       await field.fill('dash-secret-token');
       await page.getByRole('button', { name: 'Use token' }).click();
-      await expect.poll(() => page.locator('#apps-body tr').count()).toBeGreaterThan(0);
+      await poll(() => page.locator('#apps-body tr').count()).toBeGreaterThan(0);
       expect(
         await page.evaluate(
           // biome-ignore lint/suspicious/noExplicitAny: runs in the page, which has sessionStorage
