@@ -14,6 +14,7 @@ import { adminHandlers, apiHandlers } from './routes/index.js';
 import { transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
 import { type CoreDeps, createServices, type Services } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
+import { dashboardRouter } from './ui/dashboard.js';
 
 export interface AppDeps extends CoreDeps {
   /** Prebuilt services (the CLI builds them to seed fixtures first); built from deps if absent. */
@@ -92,6 +93,9 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(notFound);
   for (const [prefix, region] of API_PREFIXES) app.use(prefix, surface('api', region), api);
 
+  // The dashboard's page and assets hold no data: reachable without the admin token; the
+  // page's own data calls go through the guarded control API below.
+  app.use(`${ADMIN_PREFIX}/ui`, surface('admin'), dashboardRouter());
   const admin = Router();
   // Host, Origin, admin token and JSON-only checks run before any body is read.
   admin.use(adminGuard(config));

@@ -1,3 +1,4 @@
+import { deviceRecovery } from '../domain/deviceRecovery.js';
 import type { Handlers } from '../http/types.js';
 
 /** Control API over the device registry: arrange any binding state, inspect it, forget it. */
@@ -5,6 +6,11 @@ export const deviceAdminHandlers = {
   listDevices: ({ services }) => ({ status: 200, body: services.devices.list() }),
 
   getDevice: ({ params, services }) => ({ status: 200, body: services.devices.get(params.sn) }),
+
+  getDeviceRecovery: ({ params, services }) => ({
+    status: 200,
+    body: deviceRecovery(services.devices, params.sn),
+  }),
 
   putDevice: async ({ body, params, services }) => ({
     status: 200,

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** Folders compiled into dist/ (tsconfig.build.json `include`), walked for changes. */
-const SOURCE_DIRS = ['server', 'bench', 'contracts', join('sdk-tests', 'lib')];
+const SOURCE_DIRS = ['server', 'bench', 'contracts'];
 /** Files outside them the build reads: the documents (spec cache) and the compiler settings. */
 const SOURCE_FILES = [
   'openapi.yaml',

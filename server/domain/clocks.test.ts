@@ -121,3 +121,15 @@ describe('Clocks: moves land exactly', () => {
     expect(clocks.state().now).toBe('2031-01-01T00:00:00.000Z');
   });
 });
+
+describe('Clocks: offsets read exactly', () => {
+  it('reports a running app clock moved by an hour as exactly 3600000 ms ahead', async () => {
+    let real = Date.UTC(2026, 0, 1);
+    const store = new MemoryStore();
+    const instance = await Instance.boot(store, new Random('clocks-offset'), () => {});
+    const clocks = new Clocks(new SimClock(0, () => real++), instance, store);
+    expect((await clocks.change({ client_id: 'app-a', advance_ms: 3_600_000 })).offset_ms).toBe(3_600_000);
+    expect(clocks.state('app-a').offset_ms).toBe(3_600_000);
+    expect(clocks.state().offset_ms).toBe(0);
+  });
+});

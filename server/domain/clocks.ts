@@ -61,7 +61,15 @@ export class Clocks implements Lifecycle {
 
   state(clientId?: string): ClockState {
     const now = this.of(clientId).now();
-    const offset = clientId === undefined ? this.instanceClock.offsetMs : now - Date.now();
+    const rec = clientId === undefined ? undefined : this.apps.get(clientId);
+    // A running app's offset is exactly the instance's plus its own; reading real time twice
+    // (now − Date.now()) could be a millisecond off.
+    const offset =
+      rec === undefined
+        ? this.instanceClock.offsetMs
+        : rec.frozen_at === null
+          ? this.instanceClock.offsetMs + rec.offset_ms
+          : now - Date.now();
     const base = {
       now: toIso(now),
       offset_ms: Math.round(offset),
@@ -108,9 +116,11 @@ export class Clocks implements Lifecycle {
       rec = { ...rec, frozen_at: appNow(rec, base), shift_at_freeze: base.shiftMs };
     }
     if (target !== undefined) {
+      // An advance adds exactly its amount; a jump to `now` reads real time once, as SimClock.set.
+      const offset = 'advance_ms' in change ? rec.offset_ms + change.advance_ms : target - base.now();
       rec =
         rec.frozen_at === null
-          ? { ...rec, offset_ms: target - base.now() }
+          ? { ...rec, offset_ms: offset }
           : { ...rec, frozen_at: target, shift_at_freeze: base.shiftMs };
     }
     if (change.freeze === false && rec.frozen_at !== null) {

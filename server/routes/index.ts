@@ -1,6 +1,7 @@
 import { controlHandlers } from '../admin/control.js';
 import { deviceAdminHandlers } from '../admin/devices.js';
 import { adminHandlers as foundationAdmin } from '../admin/handlers.js';
+import { storageAdminHandlers } from '../admin/storage.js';
 import { transcriptionAdminHandlers } from '../admin/transcriptions.js';
 import { transcriptAdminHandlers } from '../admin/transcripts.js';
 import type { Handlers } from '../http/types.js';
@@ -27,5 +28,6 @@ export const adminHandlers: Handlers = {
   ...transcriptionAdminHandlers,
   ...transcriptAdminHandlers,
   ...controlHandlers,
+  ...storageAdminHandlers,
   // [handlers:admin]
 };

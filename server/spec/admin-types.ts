@@ -177,6 +177,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/devices/{sn}/recovery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * What a partner's device-lock recovery would try
+         * @description The plan the reference recovery helper (`server/client/recovery.ts`, `planRecovery`)
+         *     makes from this device's binding state: `refuse` when it is bound (its owner must
+         *     unbind first), `none` when there is no bind history, else the distinct accounts of
+         *     `bind_history` to try, newest first, at most 10 (`omitted` counts the rest).
+         */
+        get: operations["getDeviceRecovery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List upload sessions, their parts, and completed files
+         * @description Read-only view of the fake S3 bucket: every upload session still stored (live or
+         *     awaiting the sweep) with the parts received so far (size and the `ETag` answered),
+         *     and every completed file with a fresh signed download URL (on that app's clock).
+         */
+        get: operations["listUploads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/transcriptions": {
         parameters: {
             query?: never;
@@ -579,6 +627,59 @@ export interface components {
             owner: components["schemas"]["DeviceOwner"] | null;
             /** @description Whether the serial has been signed (registered). */
             signed: boolean;
+        };
+        /** @description What `planRecovery` (server/client/recovery.ts) would do for this binding state. */
+        RecoveryPlan: {
+            /** @constant */
+            action: "refuse";
+            /** @constant */
+            message: "owner must unbind first";
+        } | {
+            /** @constant */
+            action: "none";
+            /** @constant */
+            message: "no bind history";
+        } | {
+            /** @constant */
+            action: "try";
+            candidates: string[];
+            omitted: number;
+        };
+        StoredPart: {
+            part_number: number;
+            size: number;
+            /** @description The quoted ETag the storage host answered for this part. */
+            etag: string;
+        };
+        UploadSession: {
+            upload_id: string;
+            file_id: string;
+            client_id: string;
+            filetype: string;
+            filesize: number;
+            part_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** @description Parts received so far, by part number. */
+            parts: components["schemas"]["StoredPart"][];
+        };
+        StoredFile: {
+            file_id: string;
+            client_id: string;
+            filetype: string;
+            size: number;
+            md5: string;
+            etag: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description A signed download URL, valid for `--download-expiry` on the app's clock. */
+            download_url: string;
+        };
+        StorageInventory: {
+            uploads: components["schemas"]["UploadSession"][];
+            files: components["schemas"]["StoredFile"][];
         };
         /** @enum {string} */
         TranscriptionStatus: "PENDING" | "RECEIVED" | "STARTED" | "PROGRESS" | "SUCCESS" | "FAILURE" | "REVOKED";
@@ -1351,6 +1452,98 @@ export interface operations {
             404: components["responses"]["DeviceNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getDeviceRecovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovery plan. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "action": "try",
+                     *       "candidates": [
+                     *         "client_user_3f2c8a90-1b2c-4d5e-8f90-123456789abc",
+                     *         "client_user_9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+                     *       ],
+                     *       "omitted": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecoveryPlan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    listUploads: {
+        parameters: {
+            query?: {
+                /** @description Only records of this partner app. */
+                client_id?: components["parameters"]["ClientIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sessions and files. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "uploads": [
+                     *         {
+                     *           "upload_id": "upl_5f1c2a9e0b7d",
+                     *           "file_id": "file_0b7d4c3a8e5f",
+                     *           "client_id": "demo-app",
+                     *           "filetype": "mp3",
+                     *           "filesize": 12345,
+                     *           "part_count": 1,
+                     *           "created_at": "2024-01-01T00:00:00.000Z",
+                     *           "expires_at": "2024-01-02T00:00:00.000Z",
+                     *           "parts": [
+                     *             {
+                     *               "part_number": 1,
+                     *               "size": 12345,
+                     *               "etag": "\"0cc175b9c0f1b6a831c399e269772661\""
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "files": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StorageInventory"];
+                };
+            };
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];

@@ -151,6 +151,8 @@ export const ADMIN_OPS = [
   'listDevices',
   'putDevice',
   'getDevice',
+  'getDeviceRecovery',
+  'listUploads',
   'deleteDevice',
   'listTranscriptions',
   'forceTranscription',

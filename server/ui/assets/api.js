@@ -1,0 +1,121 @@
+// Fetch helpers and shared state of the dashboard. Every data call goes through the guarded
+// control API (with the admin token, if one was asked for) or the partner API (with the
+// chosen app's own credentials), both same-origin.
+
+export const config = JSON.parse(document.getElementById('sim-config').textContent);
+
+export const state = {
+  /** client_id in view, or '' for every app. */
+  scope: '',
+  apps: [],
+  /** Set when the control API answered 401: polling waits for the token form. */
+  needToken: false,
+};
+
+const TOKEN_KEY = 'partner-sim-admin-token';
+export const adminToken = {
+  get: () => sessionStorage.getItem(TOKEN_KEY) ?? '',
+  set: (t) => sessionStorage.setItem(TOKEN_KEY, t),
+};
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(`HTTP ${status}: ${typeof body === 'string' ? body : JSON.stringify(body)}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+async function call(url, { method = 'GET', json, headers = {} } = {}) {
+  const h = { ...headers };
+  // The admin guard takes only JSON on mutations: say so even for a bodyless call's absence.
+  if (json !== undefined) h['content-type'] = 'application/json';
+  const res = await fetch(url, {
+    method,
+    headers: h,
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  const text = await res.text();
+  let body = text;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
+  if (!res.ok) throw new ApiError(res.status, body);
+  return body;
+}
+
+/** A control API call: `/__admin` + path, with the admin token when one is set. */
+export async function admin(path, opts = {}) {
+  const token = adminToken.get();
+  const headers = token ? { authorization: `Bearer ${token}` } : {};
+  try {
+    return await call(`/__admin${path}`, { ...opts, headers });
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) state.needToken = true;
+    throw e;
+  }
+}
+
+/** `?client_id=` for the app in view (or an explicit one), or nothing. */
+export const scoped = (clientId = state.scope) =>
+  clientId ? `?client_id=${encodeURIComponent(clientId)}` : '';
+
+export function appOf(clientId = state.scope) {
+  const app = state.apps.find((a) => a.client_id === clientId);
+  if (!app) throw new Error('Choose an app first (App in view, at the top).');
+  return app;
+}
+
+const apiBase = (app) => config.regions[app.region] ?? config.regions.us;
+
+/** A partner API call as the chosen app's user `userId` (partner token, then user token). */
+export async function asUser(userId, method, path, json) {
+  const app = appOf();
+  const base = apiBase(app);
+  const partner = await call(`${base}/oauth/partner/access-token`, {
+    method: 'POST',
+    json: {},
+    headers: { authorization: `Basic ${btoa(`${app.client_id}:${app.secret_key}`)}` },
+  });
+  const user = await call(`${base}/open/partner/users/access-token`, {
+    method: 'POST',
+    json: { user_id: userId },
+    headers: { authorization: `Bearer ${partner.access_token}` },
+  });
+  return call(`${base}${path}`, { method, json, headers: { authorization: `Bearer ${user.access_token}` } });
+}
+
+/** A partner API call with the app's X-Client-Id / X-Client-Api-Key (transcriptions). */
+export function asApp(clientId, path) {
+  const app = appOf(clientId);
+  return call(`${apiBase(app)}${path}`, {
+    headers: { 'x-client-id': app.client_id, 'x-client-api-key': app.api_key },
+  });
+}
+
+/** Build an element: el('td', {class: 'x'}, 'text', child). Text is never parsed as HTML. */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat())
+    if (c !== undefined && c !== null) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+
+/** Replace a container's content only when the data changed, so focus survives polling. */
+export function render(container, data, build) {
+  const key = JSON.stringify(data);
+  if (container.dataset.key === key) return;
+  container.dataset.key = key;
+  container.replaceChildren(...[build(data)].flat());
+}
+
+export function fillOptions(select, values) {
+  for (const v of values) select.append(el('option', { value: v }, v));
+}
+
+export function showError(e) {
+  document.getElementById('error').textContent = e ? String(e.message ?? e) : '';
+}

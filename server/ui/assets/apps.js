@@ -1,0 +1,96 @@
+import { admin, el, render, state } from './api.js';
+
+// Apps: list, create (credentials shown once), delete, and choose the app in view.
+
+export async function refreshApps() {
+  state.apps = await admin('/apps');
+  render(document.getElementById('apps-body'), state.apps, (apps) =>
+    apps.map((a) =>
+      el(
+        'tr',
+        { class: a.client_id === state.scope ? 'chosen' : undefined },
+        el('td', {}, el('code', {}, a.client_id)),
+        el('td', {}, a.region),
+        el('td', {}, [a.result_shape, a.error_shape, a.etag_quotes].filter(Boolean).join(', ')),
+        el(
+          'td',
+          {},
+          el(
+            'button',
+            { type: 'button', 'data-use': a.client_id },
+            'View',
+            el('span', { class: 'sr-only' }, ` ${a.client_id}`),
+          ),
+          el(
+            'button',
+            { type: 'button', 'data-delete-app': a.client_id },
+            'Delete',
+            el('span', { class: 'sr-only' }, ` ${a.client_id}`),
+          ),
+        ),
+      ),
+    ),
+  );
+  const ids = state.apps.map((a) => a.client_id);
+  for (const id of ['scope', 'clock-target', 'journal-app']) syncOptions(document.getElementById(id), ids);
+}
+
+/** Keep a select's app options in step with the app list without losing its value. */
+function syncOptions(select, ids) {
+  const fixed = select.options[0];
+  const current = [...select.options].slice(1).map((o) => o.value);
+  if (JSON.stringify(current) === JSON.stringify(ids)) return;
+  const value = select.value;
+  select.replaceChildren(fixed, ...ids.map((id) => el('option', { value: id }, id)));
+  select.value = ids.includes(value) ? value : '';
+}
+
+export function setupApps(refreshAll) {
+  const scope = document.getElementById('scope');
+  const choose = (id) => {
+    state.scope = id;
+    scope.value = id;
+    document.getElementById('clock-target').value = id;
+    refreshAll();
+  };
+  scope.addEventListener('change', () => choose(scope.value));
+  document.getElementById('apps-body').addEventListener('click', async (ev) => {
+    const use = ev.target.closest('[data-use]');
+    if (use) return choose(use.dataset.use);
+    const del = ev.target.closest('[data-delete-app]');
+    if (del && confirm(`Delete ${del.dataset.deleteApp} and everything it owns?`)) {
+      await admin(`/apps/${encodeURIComponent(del.dataset.deleteApp)}`, { method: 'DELETE' });
+      if (state.scope === del.dataset.deleteApp) choose('');
+      else refreshAll();
+    }
+  });
+  document.getElementById('app-form').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const form = new FormData(ev.target);
+    const body = { region: form.get('region') };
+    if (form.get('client_id')) body.client_id = form.get('client_id');
+    const app = await admin('/apps', { method: 'POST', json: body });
+    ev.target.reset();
+    // The credentials are shown this once; the tables never show secrets.
+    document
+      .getElementById('app-created')
+      .replaceChildren(
+        el(
+          'p',
+          {},
+          `Created ${app.client_id} (${app.region}). Copy its credentials now; they are not shown again.`,
+        ),
+        el(
+          'dl',
+          { class: 'creds' },
+          el('dt', {}, 'client_id'),
+          el('dd', {}, el('code', {}, app.client_id)),
+          el('dt', {}, 'secret_key'),
+          el('dd', {}, el('code', {}, app.secret_key)),
+          el('dt', {}, 'api_key'),
+          el('dd', {}, el('code', {}, app.api_key)),
+        ),
+      );
+    refreshAll();
+  });
+}

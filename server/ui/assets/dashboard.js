@@ -1,0 +1,77 @@
+import { adminToken, showError, state } from './api.js';
+import { refreshApps, setupApps } from './apps.js';
+import { refreshClock, setupClock } from './clock.js';
+import { refreshDevices, setupDevices } from './devices.js';
+import { refreshFaults, setupFaults } from './faults.js';
+import { refreshJournal, setupJournal } from './journal.js';
+import { refreshTasks, refreshTranscripts, refreshUploads, setupTasks } from './tasks.js';
+
+// Entry point: wires the views and polls the control API every 1.5 s while the tab is visible.
+
+const POLL_MS = 1500;
+const live = document.getElementById('live');
+let running = false;
+
+let again = false;
+
+async function refreshAll() {
+  if (state.needToken) return;
+  // A change made while a poll is in flight must still show: run once more after it.
+  if (running) {
+    again = true;
+    return;
+  }
+  running = true;
+  try {
+    await refreshApps();
+    await Promise.all([
+      refreshClock(),
+      refreshDevices(),
+      refreshUploads(),
+      refreshTasks(),
+      refreshTranscripts(),
+      refreshFaults(),
+      refreshJournal(),
+    ]);
+    live.textContent = `Live: updated ${new Date().toLocaleTimeString()}${state.scope ? `, showing ${state.scope}` : ', all apps'}`;
+    showError('');
+  } catch (e) {
+    if (state.needToken) askToken();
+    else showError(e);
+  } finally {
+    running = false;
+    if (again) {
+      again = false;
+      refreshAll();
+    }
+  }
+}
+
+function askToken() {
+  document.getElementById('token-panel').hidden = false;
+  live.textContent = 'Waiting for the admin token.';
+  document.getElementById('admin-token').focus();
+}
+
+document.getElementById('token-form').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  adminToken.set(new FormData(ev.target).get('token'));
+  state.needToken = false;
+  document.getElementById('token-panel').hidden = true;
+  refreshAll();
+});
+
+window.addEventListener('unhandledrejection', (ev) => showError(ev.reason));
+setupApps(refreshAll);
+setupClock(refreshAll);
+setupDevices(refreshAll);
+setupTasks(refreshAll);
+setupFaults(refreshAll);
+setupJournal();
+setInterval(() => {
+  if (!document.hidden) refreshAll();
+}, POLL_MS);
+document.addEventListener('visibilitychange', () => {
+  if (!document.hidden) refreshAll();
+});
+refreshAll();

@@ -1,0 +1,62 @@
+import { admin, config, el, fillOptions, render, scoped, state } from './api.js';
+
+// Fault rules: list, add from a form that knows the partner API's operations, remove.
+
+const effect = (f) =>
+  [
+    f.status && `status ${f.status}`,
+    f.action,
+    f.delay_ms && `delay ${f.delay_ms} ms`,
+    f.transcription_outcome && `outcome ${f.transcription_outcome}`,
+    f.probability !== undefined && `p=${f.probability}`,
+  ]
+    .filter(Boolean)
+    .join(', ') || 'none';
+
+export async function refreshFaults() {
+  const faults = await admin(`/faults${scoped()}`);
+  render(document.getElementById('faults-body'), faults, (list) =>
+    list.map((f) =>
+      el(
+        'tr',
+        {},
+        el('td', {}, el('code', {}, f.id)),
+        el('td', {}, f.operation),
+        el('td', {}, effect(f)),
+        el('td', {}, f.match ? JSON.stringify(f.match) : 'every request'),
+        el('td', {}, `${f.hits} / ${f.remaining ?? '∞'}`),
+        el('td', {}, el('button', { type: 'button', 'data-remove': f.id }, `Remove ${f.id}`)),
+      ),
+    ),
+  );
+}
+
+const NUMBERS = ['status', 'delay_ms', 'times', 'probability'];
+
+export function setupFaults(refreshAll) {
+  fillOptions(document.getElementById('fault-op'), config.operations);
+  fillOptions(document.getElementById('fault-action'), config.faultActions);
+  fillOptions(document.getElementById('fault-outcome'), config.outcomes);
+  fillOptions(document.getElementById('journal-op'), config.operations);
+  const form = document.getElementById('fault-form');
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const rule = {};
+    for (const [k, v] of new FormData(form)) {
+      if (v === '') continue;
+      if (NUMBERS.includes(k)) rule[k] = Number(v);
+      else if (k === 'body') rule.body = JSON.parse(v);
+      else rule[k] = v;
+    }
+    if (state.scope) rule.match = { client_id: state.scope };
+    await admin('/faults', { method: 'POST', json: rule });
+    form.reset();
+    refreshAll();
+  });
+  document.getElementById('faults-body').addEventListener('click', async (ev) => {
+    const b = ev.target.closest('[data-remove]');
+    if (!b) return;
+    await admin(`/faults/${encodeURIComponent(b.dataset.remove)}`, { method: 'DELETE' });
+    refreshAll();
+  });
+}

@@ -1,0 +1,159 @@
+import { admin, asApp, config, el, fillOptions, render, scoped } from './api.js';
+
+// Uploads and files, transcription tasks (timeline, forcing, result), attached transcripts.
+
+const table = (heads, rows) =>
+  rows.length === 0
+    ? el('p', {}, 'None.')
+    : el(
+        'table',
+        {},
+        el('thead', {}, el('tr', {}, ...heads.map((h) => el('th', { scope: 'col' }, h)))),
+        el('tbody', {}, ...rows.map((cells) => el('tr', {}, ...cells.map((c) => el('td', {}, c))))),
+      );
+
+export async function refreshUploads() {
+  const inv = await admin(`/uploads${scoped()}`);
+  render(document.getElementById('uploads-list'), inv.uploads, (uploads) =>
+    table(
+      ['Upload', 'App', 'Type / size', 'Parts received (size, ETag)', 'Expires'],
+      uploads.map((u) => [
+        el('code', {}, u.upload_id),
+        u.client_id,
+        `${u.filetype}, ${u.filesize} B`,
+        el(
+          'ul',
+          { class: 'plain' },
+          el('li', {}, `${u.parts.length} of ${u.part_count}`),
+          ...u.parts.map((p) => el('li', {}, `#${p.part_number}: ${p.size} B, `, el('code', {}, p.etag))),
+        ),
+        u.expires_at,
+      ]),
+    ),
+  );
+  // Download URLs are re-signed on every read: compare without them so the links stay put.
+  const files = inv.files;
+  render(
+    document.getElementById('files-list'),
+    files.map((f) => f.file_id + f.etag),
+    () =>
+      table(
+        ['File', 'App', 'Size', 'MD5 / ETag', 'Download'],
+        files.map((f) => [
+          el('code', {}, f.file_id),
+          f.client_id,
+          `${f.size} B (${f.filetype})`,
+          el('span', {}, el('code', {}, f.md5), ' ', el('code', {}, f.etag)),
+          el('a', { href: f.download_url }, `Download ${f.file_id}`),
+        ]),
+      ),
+  );
+}
+
+const PATH = ['PENDING', 'RECEIVED', 'STARTED', 'PROGRESS', 'SUCCESS'];
+
+/** The normal path with the task's place on it; a FAILURE/REVOKED end replaces SUCCESS. */
+function timeline(t) {
+  const steps = PATH.includes(t.status) ? PATH : [...PATH.slice(0, -1), t.status];
+  const at = steps.indexOf(t.status);
+  return el(
+    'ol',
+    { class: 'timeline', 'aria-label': `Status ${t.status}` },
+    ...steps.map((s, i) =>
+      el(
+        'li',
+        {
+          class: i < at ? 'done' : i === at ? `now status-${s}` : 'todo',
+          'aria-current': i === at ? 'step' : undefined,
+        },
+        s,
+      ),
+    ),
+    t.forced_status ? el('li', { class: 'forced' }, `forced${t.message ? `: ${t.message}` : ''}`) : '',
+  );
+}
+
+export async function refreshTasks() {
+  const tasks = await admin(`/transcriptions${scoped()}`);
+  render(document.getElementById('tasks-body'), tasks, (list) =>
+    list.map((t) =>
+      el(
+        'tr',
+        { 'data-task': t.transcription_id, 'data-status': t.status },
+        el('td', {}, el('code', {}, t.transcription_id)),
+        el('td', {}, t.client_id),
+        el('td', {}, timeline(t)),
+        el('td', {}, t.created_at),
+        el(
+          'td',
+          {},
+          el('button', { type: 'button', 'data-force': t.transcription_id }, `Force ${t.transcription_id}`),
+          el(
+            'button',
+            { type: 'button', 'data-result': t.transcription_id, 'data-app': t.client_id },
+            'View result',
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+export async function refreshTranscripts() {
+  const list = await admin('/transcripts');
+  render(document.getElementById('transcripts-list'), list, (items) =>
+    items.length === 0
+      ? el('p', {}, 'None.')
+      : items.map((t) => segments(`${t.file ?? t.md5} (${t.language})`, t.segments)),
+  );
+}
+
+function segments(title, segs = [], open = false) {
+  return el(
+    'details',
+    { open },
+    el('summary', {}, title),
+    table(
+      ['Start', 'End', 'Speaker', 'Text'],
+      segs.map((s) => [`${s.start}s`, `${s.end}s`, s.speaker ?? s.speaker_id ?? '', s.text]),
+    ),
+  );
+}
+
+export function setupTasks(refreshAll) {
+  fillOptions(document.getElementById('force-status'), config.statuses);
+  const form = document.getElementById('force-form');
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const f = new FormData(form);
+    const body = { status: f.get('status') };
+    if (f.get('message')) body.message = f.get('message');
+    await admin(`/transcriptions/${encodeURIComponent(f.get('id'))}`, { method: 'PUT', json: body });
+    refreshAll();
+  });
+  document.getElementById('tasks-body').addEventListener('click', async (ev) => {
+    const force = ev.target.closest('[data-force]');
+    if (force) {
+      form.elements.id.value = force.dataset.force;
+      form.elements.status.focus();
+      return;
+    }
+    const view = ev.target.closest('[data-result]');
+    if (!view) return;
+    const task = await asApp(
+      view.dataset.app,
+      `/open/partner/ai/transcriptions/${encodeURIComponent(view.dataset.result)}`,
+    );
+    // Seed shape: data.segments; live shape: data.results (speaker_id). Either is shown.
+    const result = task.data ?? {};
+    const segs = result.segments ?? result.results ?? [];
+    document
+      .getElementById('result')
+      .replaceChildren(
+        el('h3', {}, `Result of ${view.dataset.result}: ${task.status}`),
+        segs.length
+          ? segments('Segments', segs, true)
+          : el('pre', { tabindex: '0' }, JSON.stringify(task, null, 2)),
+      );
+  });
+}

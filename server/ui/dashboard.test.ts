@@ -1,0 +1,275 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { putPart, startUpload } from '../client/steps.js';
+import { fromRoot } from '../core/root.js';
+import { bearer, DEMO_US, http, userToken } from '../testing/http.js';
+import { startTestServer, type TestServer } from '../testing/testServer.js';
+
+// The dashboard in a real browser: Debian's Chromium driven by playwright-core (no browser
+// download). Every arrangement goes through the page; the partner and control APIs are then
+// asked whether it took effect.
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const REPORTS = fromRoot('reports');
+// The page polls every 1.5 s; on a busy CI machine a render can take a few seconds more.
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 8000 });
+const A = 'client_user_3f2c8a90-1b2c-4d5e-8f90-123456789abc';
+const B = 'client_user_9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+
+if (!haveChromium && process.env.CI) {
+  it('needs Debian Chromium for the dashboard browser test', () => {
+    throw new Error(`${CHROMIUM} is missing: .ci/run installs it with apt-get install chromium`);
+  });
+}
+
+async function openBrowser(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+  const profile = await mkdtemp(join(tmpdir(), 'partner-sim-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1440, height: 900 },
+    // axe-core is injected as an inline script, which the page's CSP rightly refuses.
+    bypassCSP: true,
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
+  let sim: TestServer;
+  let browser: Awaited<ReturnType<typeof openBrowser>>;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    await mkdir(REPORTS, { recursive: true });
+    sim = await startTestServer();
+    browser = await openBrowser();
+    page = await browser.context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    page.on('response', (r) => {
+      if (r.status() >= 400) pageErrors.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+    });
+    await page.goto(`${sim.url}/__admin/ui`);
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+    await sim?.stop();
+  });
+
+  const user = async () => (await userToken(sim.api, DEMO_US, 'ui-checker')).user;
+  const binding = async (sn: string) =>
+    http('GET', `${sim.api}/open/partner/sdk/binding?type=notepro&sn=${sn}`, {
+      headers: bearer(await user()),
+    });
+
+  it('creates an app, shows its credentials once, and scopes the views to it', async () => {
+    await page.getByLabel('New client id (optional)').fill('ui-app');
+    await page.getByRole('button', { name: 'Create app' }).click();
+    const created = page.locator('#app-created');
+    await poll(() => created.textContent()).toContain('secret_key');
+    const app = (await http('GET', `${sim.admin}/apps`)).body.find(
+      (a: { client_id: string }) => a.client_id === 'ui-app',
+    );
+    expect(await created.textContent()).toContain(app.secret_key);
+    // The table never shows secrets.
+    expect(await page.locator('#apps-body').textContent()).not.toContain(app.secret_key);
+    await page.getByRole('button', { name: 'View ui-app' }).click();
+    await poll(() => page.locator('#live').textContent()).toContain('showing ui-app');
+  });
+
+  it('puts a device into each is_bind state through the form, and the partner API answers it', async () => {
+    const sn = '8810UIDASH00001';
+    const cases: [string, string, boolean | null, string][] = [
+      ['true', A, true, 'owner must unbind first'],
+      ['false', `${B}\n${A}\n${B}`, false, 'try these accounts'],
+      ['null', '', null, 'no bind history'],
+    ];
+    for (const [radio, history, expected, plan] of cases) {
+      await page.getByRole('textbox', { name: 'Serial number' }).fill(sn);
+      await page.locator(`input[name="is_bind"][value="${radio}"]`).check();
+      await page.getByLabel('Bind history, newest first, one account per line').fill(history);
+      await page.getByRole('button', { name: 'Put device' }).click();
+      await poll(() => page.locator(`tr[data-sn="${sn}"] td.bind-${radio}`).count()).toBe(1);
+      const b = await binding(sn);
+      expect(b.status).toBe(200);
+      expect(b.body.is_bind).toBe(expected);
+      await poll(() => page.locator('#recovery').textContent()).toContain(plan);
+    }
+    await page.screenshot({ path: join(REPORTS, 'dashboard-devices.png'), fullPage: true });
+  });
+
+  it('signs, binds and unbinds as the chosen app user, and the history counts repeats', async () => {
+    const sn = '8810UIDASH00002';
+    await page.getByRole('textbox', { name: 'Serial number' }).fill(sn);
+    const row = page.locator(`tr[data-sn="${sn}"]`);
+    await page.getByRole('button', { name: 'Sign', exact: true }).click();
+    await poll(() => row.locator('td.bind-null').count()).toBe(1);
+    await page.getByRole('button', { name: 'Bind', exact: true }).click();
+    await page.getByRole('button', { name: 'Bind', exact: true }).click();
+    await poll(() => row.locator('td.bind-true').count()).toBe(1);
+    await poll(() => row.textContent()).toContain('×2');
+    await page.getByRole('button', { name: 'Unbind', exact: true }).click();
+    await poll(() => row.locator('td.bind-false').count()).toBe(1);
+    expect((await binding(sn)).body.is_bind).toBe(false);
+  });
+
+  it('shows an upload session with the parts received, sizes and ETags', async () => {
+    const app = (await http('GET', `${sim.admin}/apps`)).body.find(
+      (a: { client_id: string }) => a.client_id === 'ui-app',
+    );
+    const token = (await userToken(sim.api, app, 'ui-uploader')).user;
+    const s = await startUpload(sim.api, token, 1000);
+    const part = await putPart(s.Parts[0]!.PresignedUrl, Buffer.alloc(1000, 7));
+    const list = page.locator('#uploads-list');
+    // Made outside the page: it shows at the next poll (every 1.5 s).
+    await poll(() => list.textContent()).toContain(part.etag!);
+    expect(await list.textContent()).toContain('#1: 1000 B');
+  });
+
+  it('forces a task to FAILURE and shows it on the timeline', async () => {
+    const app = (await http('GET', `${sim.admin}/apps`)).body.find(
+      (a: { client_id: string }) => a.client_id === 'ui-app',
+    );
+    const task = await http('POST', `${sim.api}/open/partner/ai/transcriptions/`, {
+      headers: { 'x-client-id': app.client_id, 'x-client-api-key': app.api_key },
+      json: { file_url: 'https://example.com/audio/dashboard.mp3' },
+    });
+    expect(task.status).toBe(200);
+    const id = task.body.transcription_id as string;
+    await page.getByRole('button', { name: `Force ${id}` }).click();
+    await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption('FAILURE');
+    await page
+      .getByRole('textbox', { name: 'Message', exact: true })
+      .first()
+      .fill('forced from the dashboard');
+    await page.getByRole('button', { name: 'Force status' }).click();
+    await poll(() => page.locator(`tr[data-task="${id}"][data-status="FAILURE"]`).count()).toBe(1);
+    const polled = await http('GET', `${sim.api}/open/partner/ai/transcriptions/${id}`, {
+      headers: { 'x-client-id': app.client_id, 'x-client-api-key': app.api_key },
+    });
+    expect(polled.body.status).toBe('FAILURE');
+
+    await page.getByRole('button', { name: `Force ${id}` }).click();
+    await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption('SUCCESS');
+    await page.getByRole('button', { name: 'Force status' }).click();
+    await poll(() => page.locator(`tr[data-task="${id}"][data-status="SUCCESS"]`).count()).toBe(1);
+    await page.locator(`tr[data-task="${id}"]`).getByRole('button', { name: 'View result' }).click();
+    const result = page.locator('#result');
+    await poll(() => result.locator('tbody tr').count()).toBeGreaterThan(0);
+    expect(await result.locator('th').allTextContents()).toEqual(['Start', 'End', 'Speaker', 'Text']);
+    expect(await result.locator('tbody tr td').nth(2).textContent()).not.toBe('');
+  });
+
+  it("advances one app's clock by an hour and leaves the instance clock alone", async () => {
+    await page.getByRole('combobox', { name: 'Clock', exact: true }).selectOption('ui-app');
+    await page.getByRole('button', { name: '+1 h' }).click();
+    await poll(() => page.locator('#clock-app [data-offset="3600000"]').count()).toBe(1);
+    expect((await http('GET', `${sim.admin}/clock?client_id=ui-app`)).body.offset_ms).toBe(3_600_000);
+    expect((await http('GET', `${sim.admin}/clock`)).body.offset_ms).toBe(0);
+    expect(await page.locator('#clock-instance [data-offset="0"]').count()).toBe(1);
+  });
+
+  it('adds a fault rule from the form, sees it, and removes it', async () => {
+    await page
+      .getByRole('combobox', { name: 'Operation', exact: true })
+      .first()
+      .selectOption('getDeviceBinding');
+    await page.getByLabel('Answer status').fill('503');
+    await page.getByRole('button', { name: 'Add fault rule' }).click();
+    const rows = page.locator('#faults-body tr');
+    await poll(() => rows.count()).toBe(1);
+    const [fault] = (await http('GET', `${sim.admin}/faults?client_id=ui-app`)).body;
+    expect(fault).toMatchObject({
+      operation: 'getDeviceBinding',
+      status: 503,
+      match: { client_id: 'ui-app' },
+    });
+    await page.getByRole('button', { name: `Remove ${fault.id}` }).click();
+    await poll(() => rows.count()).toBe(0);
+    expect((await http('GET', `${sim.admin}/faults`)).body).toEqual([]);
+  });
+
+  it('tails the journal, filters by operation, and opens a redacted entry', async () => {
+    await page.getByRole('combobox', { name: 'Operation', exact: true }).last().selectOption('bindDevice');
+    const row = page.locator('#journal-body tr[data-operation="bindDevice"]').first();
+    // The unfiltered tail held other operations: wait for the filtered list to replace it.
+    await poll(() => page.locator('#journal-body tr:not([data-operation="bindDevice"])').count()).toBe(0);
+    expect(await row.count()).toBe(1);
+    await row.getByRole('button').click();
+    const detail = page.locator('#journal-detail');
+    await poll(() => detail.textContent()).toContain('[redacted]');
+    expect(await detail.textContent()).toContain('/open/partner/sdk/bind');
+    await page.screenshot({ path: join(REPORTS, 'dashboard.png'), fullPage: true });
+    // docs/dashboard.png (README's picture) is refreshed only on request, so runs leave the tree clean.
+    if (process.env.UPDATE_DASHBOARD_SCREENSHOT) {
+      await page.evaluate('window.scrollTo(0, 0)');
+      await page.screenshot({ path: fromRoot('docs', 'dashboard.png') });
+    }
+  });
+
+  it('has no serious or critical accessibility violation (axe-core) and no page error', async () => {
+    await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+    const violations = await page.evaluate(async () => {
+      // biome-ignore lint/suspicious/noExplicitAny: axe is injected into the page at run time
+      const g = globalThis as any;
+      const result = await g.axe.run(g.document);
+      return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[]).map(
+        (v) => ({
+          id: v.id,
+          impact: v.impact,
+          targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')),
+        }),
+      );
+    });
+    expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe.skipIf(!haveChromium)('dashboard with --admin-token', () => {
+  it('serves the page without the token, asks for it once, then shows data', async () => {
+    const sim = await startTestServer({ adminToken: 'dash-secret-token' });
+    const browser = await openBrowser();
+    try {
+      const page = await browser.context.newPage();
+      const res = await page.goto(`${sim.url}/__admin/ui`);
+      expect(res?.status()).toBe(200);
+      const field = page.getByRole('textbox', { name: 'Admin token' });
+      await field.waitFor();
+      expect(await page.locator('#apps-body tr').count()).toBe(0);
+      await field.fill('dash-secret-token');
+      await page.getByRole('button', { name: 'Use token' }).click();
+      await poll(() => page.locator('#apps-body tr').count()).toBeGreaterThan(0);
+      expect(
+        await page.evaluate(
+          // biome-ignore lint/suspicious/noExplicitAny: runs in the page, which has sessionStorage
+          () => (globalThis as any).sessionStorage.getItem('partner-sim-admin-token'),
+        ),
+      ).toBe('dash-secret-token');
+    } finally {
+      await browser.close();
+      await sim.stop();
+    }
+  }, 30_000);
+});
