@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Three projects so CI can run them separately: unit tests beside the code, the black-box
@@ -8,7 +9,11 @@ export default defineConfig({
       { test: { name: 'unit', include: ['server/**/*.test.ts', 'bench/**/*.test.ts'], testTimeout: 20_000 } },
       // Its own file: `partner-sim contract` runs the same config from the installed package.
       './contracts/vitest.config.ts',
-      { test: { name: 'sdk', include: ['sdk-tests/**/*.test.ts'], testTimeout: 60_000 } },
+      {
+        // `partner-sim` is the package entry's source, so partner-style tests need no build.
+        resolve: { alias: { 'partner-sim': fileURLToPath(new URL('./server/index.ts', import.meta.url)) } },
+        test: { name: 'sdk', include: ['sdk-tests/**/*.test.ts'], testTimeout: 60_000 },
+      },
     ],
   },
 });

@@ -141,7 +141,7 @@ contractSuite('transcription', () => {
     'getTranscription: a forced FAILURE or REVOKED shows the status, data {} and the message',
     { needs: ['control'] },
     async (t) => {
-      for (const status of ['FAILURE', 'REVOKED']) {
+      for (const status of ['FAILURE', 'REVOKED'] as const) {
         const id = (await submit(t, { file_url: 'https://example.com/audio/meeting.mp3' })).body
           .transcription_id;
         await t.control!.forceTranscription(id, status, `forced ${status} by the contract suite`);

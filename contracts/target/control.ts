@@ -1,61 +1,50 @@
 import { randomBytes } from 'node:crypto';
-import type { AppCredentials, Control, DeviceOffer, DeviceRef, DeviceState, Region } from './types.js';
-
-/** Thrown when the control API refuses an arrangement step; names the step, never a secret. */
-export class ArrangeError extends Error {}
+import { ControlClient, ControlError } from '../../server/embed/controlClient.js';
+import type {
+  AppCredentials,
+  Control,
+  DeviceOffer,
+  DeviceRef,
+  DeviceState,
+  Region,
+  Schemas,
+} from './types.js';
 
 /**
- * The simulator's control API (`/__admin`), used by the `sim` and `url` targets to arrange
- * state. Plain fetch: these calls arrange, they are not what the suite checks.
+ * The simulator's control API (`/__admin`) as the `sim` and `url` targets use it to arrange
+ * state: the package's typed ControlClient underneath, plus the bookkeeping a run needs.
  *
- * A run on a shared simulator must leave no trace: the client remembers every app it creates
- * and every serial the run uses, moves only its own app's clock, and `cleanUp()` removes them.
+ * A run on a shared simulator must leave no trace: this remembers every app it creates and
+ * every serial the run uses, moves only its own app's clock, and `cleanUp()` removes them.
  */
-export class ControlClient implements Control {
+export class RunControl implements Control {
   private readonly apps = new Set<string>();
   private readonly serials = new Set<string>();
+  readonly client: ControlClient;
   /** The app whose clock `advanceClock` moves (the run's own app, once created). */
   clockApp: string | undefined;
 
   constructor(
     readonly admin: string,
     private readonly region: Region,
-    private readonly adminToken?: string,
-  ) {}
-
-  private async send(method: string, path: string, json?: unknown): Promise<unknown> {
-    const headers: Record<string, string> = {};
-    if (json !== undefined) headers['content-type'] = 'application/json';
-    if (this.adminToken) headers.authorization = `Bearer ${this.adminToken}`;
-    const res = await fetch(`${this.admin}${path}`, {
-      method,
-      headers,
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    const text = await res.text();
-    if (!res.ok) {
-      const hint = res.status === 404 ? ' (is this control operation implemented by the simulator?)' : '';
-      throw new ArrangeError(
-        `control API ${method} ${path} answered ${res.status}${hint}: ${text.slice(0, 300)}`,
-      );
-    }
-    return text ? JSON.parse(text) : undefined;
+    adminToken?: string,
+  ) {
+    this.client = new ControlClient(admin, adminToken ? { adminToken } : {});
   }
 
-  async createApp(overrides: Record<string, unknown> = {}): Promise<AppCredentials> {
-    const app = (await this.send('POST', '/apps', { region: this.region, ...overrides })) as AppCredentials;
+  async createApp(overrides: Partial<Schemas['NewPartnerApp']> = {}): Promise<AppCredentials> {
+    const app = await this.client.createApp({ region: this.region, ...overrides });
     this.apps.add(app.client_id);
     return { client_id: app.client_id, secret_key: app.secret_key, api_key: app.api_key };
   }
 
-  async putDevice(sn: string, state: Record<string, unknown>): Promise<void> {
+  async putDevice(sn: string, state: Schemas['DeviceState']): Promise<void> {
     this.serials.add(sn);
-    await this.send('PUT', `/devices/${encodeURIComponent(sn)}`, state);
+    await this.client.putDevice(sn, state);
   }
 
   async advanceClock(ms: number): Promise<void> {
-    const only = this.clockApp === undefined ? {} : { client_id: this.clockApp };
-    await this.send('POST', '/clock', { advance_ms: Math.round(ms), ...only });
+    await this.client.advanceClock(ms, this.clockApp);
   }
 
   /** A serial the run uses through the partner API (sign, bind): removed by `cleanUp()`. */
@@ -70,33 +59,34 @@ export class ControlClient implements Control {
    */
   async cleanUp(): Promise<string[]> {
     const problems: string[] = [];
-    const remove = async (path: string) => {
+    const remove = async (step: () => Promise<unknown>) => {
       try {
-        await this.send('DELETE', path);
+        await step();
       } catch (e) {
-        if (!/answered 404/.test((e as Error).message)) problems.push((e as Error).message);
+        if (!(e instanceof ControlError && e.status === 404)) problems.push((e as Error).message);
       }
     };
-    for (const sn of this.serials) await remove(`/devices/${encodeURIComponent(sn)}`);
-    for (const id of this.apps) await remove(`/apps/${encodeURIComponent(id)}`);
+    for (const sn of this.serials) await remove(() => this.client.deleteDevice(sn));
+    for (const id of this.apps) await remove(() => this.client.deleteApp(id));
     this.serials.clear();
     this.apps.clear();
     return problems;
   }
 
-  async addFault(rule: Record<string, unknown>): Promise<string> {
-    return ((await this.send('POST', '/faults', rule)) as { id: string }).id;
+  async addFault(rule: Schemas['FaultRule']): Promise<string> {
+    return (await this.client.addFault(rule)).id;
   }
 
   async deleteFault(id: string): Promise<void> {
-    await this.send('DELETE', `/faults/${encodeURIComponent(id)}`);
+    await this.client.deleteFault(id);
   }
 
-  async forceTranscription(id: string, status: string, message?: string): Promise<void> {
-    await this.send('PUT', `/transcriptions/${encodeURIComponent(id)}`, {
-      status,
-      ...(message ? { message } : {}),
-    });
+  async forceTranscription(
+    id: string,
+    status: Schemas['TranscriptionStatus'],
+    message?: string,
+  ): Promise<void> {
+    await this.client.forceTranscription(id, { status, ...(message ? { message } : {}) });
   }
 }
 
@@ -123,7 +113,7 @@ export async function arrangeDevice(
 ): Promise<DeviceOffer> {
   const type = state === 'unbound' ? 'notepins' : 'notepro';
   const device = { type, sn: serial(type) } as DeviceRef;
-  const body: Record<string, Record<string, unknown> | undefined> = {
+  const body: Record<DeviceState, Schemas['DeviceState'] | undefined> = {
     boundOther: {
       is_bind: true,
       bind_history: [OTHER_SUB, OTHER_SUB, OLDER_SUB],

@@ -1,6 +1,6 @@
 import { RateLimiter, sleep } from '../lib/rateLimit.js';
 import { registerSecret } from '../lib/redact.js';
-import { arrangeDevice, ControlClient, uniqueIds } from './control.js';
+import { arrangeDevice, RunControl, uniqueIds } from './control.js';
 import { type LiveSettings, liveSettings, region, SERIAL_ENV, targetKind, urlSettings } from './settings.js';
 import type { DeviceRef, Target } from './types.js';
 
@@ -19,7 +19,7 @@ async function simulatorTarget(
   adminToken: string | undefined,
   close: () => Promise<void>,
 ): Promise<Target> {
-  const control = new ControlClient(`${root}/__admin`, reg, adminToken);
+  const control = new RunControl(`${root}/__admin`, reg, adminToken);
   const ids = uniqueIds();
   const serial = (type: DeviceRef['type']) => control.usedSerial(ids.serial(type));
   // No spacing between requests on a simulator; only a Retry-After it sends is honoured.

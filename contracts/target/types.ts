@@ -2,6 +2,11 @@
  * What a contract scenario may ask of the service under test. Scenarios are written once
  * against this interface; `sim`, `url` and `live` implement it (see ./index.ts).
  */
+import type { components } from '../../server/spec/admin-types.js';
+
+/** Control API schemas (server/admin.openapi.yaml): arrangement input is typed from them. */
+export type Schemas = components['schemas'];
+
 export type TargetKind = 'sim' | 'url' | 'live';
 export type Region = 'us' | 'jp';
 export type DeviceType = 'notepro' | 'notepins';
@@ -28,12 +33,13 @@ export interface Control {
   /** Base of the control API, e.g. http://127.0.0.1:4010/__admin */
   readonly admin: string;
   /** A new partner app in the target's region (fresh, so parallel runs never collide). */
-  createApp(overrides?: Record<string, unknown>): Promise<AppCredentials>;
-  putDevice(sn: string, state: Record<string, unknown>): Promise<void>;
+  createApp(overrides?: Partial<Schemas['NewPartnerApp']>): Promise<AppCredentials>;
+  putDevice(sn: string, state: Schemas['DeviceState']): Promise<void>;
   advanceClock(ms: number): Promise<void>;
-  addFault(rule: Record<string, unknown>): Promise<string>;
+  /** Adds a fault rule; resolves to its id. */
+  addFault(rule: Schemas['FaultRule']): Promise<string>;
   deleteFault(id: string): Promise<void>;
-  forceTranscription(id: string, status: string, message?: string): Promise<void>;
+  forceTranscription(id: string, status: Schemas['TranscriptionStatus'], message?: string): Promise<void>;
 }
 
 export interface Target {

@@ -522,15 +522,15 @@ export interface components {
             /** @description Generated when omitted. */
             api_key?: string;
             /** @default us */
-            region: components["schemas"]["Region"];
+            region?: components["schemas"]["Region"];
             /** @description Omitted, the app follows the simulator's `--result-shape` (default `both`). */
             result_shape?: components["schemas"]["ResultShape"];
             /** @default spec */
-            error_shape: components["schemas"]["ErrorShape"];
+            error_shape?: components["schemas"]["ErrorShape"];
             /** @default keep */
-            etag_quotes: components["schemas"]["EtagQuotes"];
+            etag_quotes?: components["schemas"]["EtagQuotes"];
             /** @default false */
-            strict_params: components["schemas"]["StrictParams"];
+            strict_params?: components["schemas"]["StrictParams"];
         };
         PartnerApp: {
             client_id: string;
@@ -611,7 +611,7 @@ export interface components {
              * @description `client_user_<uuid>` ids, newest first, duplicates kept; at most 1,000 (a device keeps its 1,000 newest bind events).
              * @default []
              */
-            bind_history: string[];
+            bind_history?: string[];
             /** @description Only meaningful when `is_bind` is `true`. */
             owner?: components["schemas"]["DeviceOwner"];
             /** @description Must match the serial prefix; derived from it when omitted. */

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import type { components } from '../spec/admin-types.js';
+import { startTestServer, type TestServer } from '../testing/testServer.js';
+import { ControlClient, ControlError } from './controlClient.js';
+import type { ControlArgs, ControlResult } from './controlTypes.js';
+
+let sim: TestServer;
+beforeAll(async () => {
+  sim = await startTestServer({ adminToken: 'control-client-test-token' });
+});
+afterAll(() => sim.stop());
+
+describe('ControlClient', () => {
+  it('sends the admin token; without it the refusal is a ControlError naming the call', async () => {
+    const anonymous = new ControlClient(sim.admin);
+    const err = await anonymous.listApps().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ControlError);
+    expect(err).toMatchObject({ status: 401, operationId: 'listApps' });
+    expect((err as Error).message).toMatch(/^control API GET \/apps \(listApps\) answered 401/);
+    expect((err as Error).message).not.toContain('control-client-test-token');
+
+    const control = new ControlClient(`${sim.admin}/`, { adminToken: 'control-client-test-token' });
+    expect((await control.listApps()).length).toBeGreaterThan(0);
+  });
+
+  it('encodes path parameters, so an id with a slash stays one segment', async () => {
+    const control = new ControlClient(sim.admin, { adminToken: 'control-client-test-token' });
+    const err = await control.deleteApp('a/b').catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 404, operationId: 'deletePartnerApp' });
+    expect((err as Error).message).toContain('/apps/a%2Fb');
+  });
+
+  it('leaves undefined query values out and sends the rest', async () => {
+    const seen: string[] = [];
+    const control = new ControlClient(sim.admin, {
+      adminToken: 'control-client-test-token',
+      fetch: (url, init) => {
+        seen.push(String(url));
+        return fetch(url, init);
+      },
+    });
+    await control.requests({ limit: 2, client_id: undefined, operation: 'getPartnerToken' });
+    expect(seen).toEqual([`${sim.admin}/requests?limit=2&operation=getPartnerToken`]);
+  });
+
+  it('refuses a call whose path parameter is missing before sending anything', async () => {
+    const control = new ControlClient(sim.admin, { fetch: () => Promise.reject(new Error('sent')) });
+    await expect(control.call('getDevice', { path: {} } as never)).rejects.toThrow(
+      /getDevice: path parameter sn is missing/,
+    );
+  });
+
+  it('types inputs and results from the generated admin types', () => {
+    expectTypeOf<ControlResult<'getDevice'>>().toEqualTypeOf<components['schemas']['Device']>();
+    expectTypeOf<ControlResult<'deleteDevice'>>().toEqualTypeOf<undefined>();
+    expectTypeOf<ControlResult<'getAdminSpec'>>().toEqualTypeOf<string>();
+    // No required input: the argument may be left out; a required body or path may not.
+    type Omittable<A> = [] extends A ? true : false;
+    expectTypeOf<Omittable<ControlArgs<'listApps'>>>().toEqualTypeOf<true>();
+    expectTypeOf<Omittable<ControlArgs<'putDevice'>>>().toEqualTypeOf<false>();
+    type PutDevice = ControlArgs<'putDevice'>[0];
+    expectTypeOf<PutDevice['body']>().toEqualTypeOf<components['schemas']['DeviceState']>();
+    expectTypeOf<PutDevice['path']>().toEqualTypeOf<{ sn: string }>();
+  });
+});

@@ -1,0 +1,189 @@
+import type { components } from '../spec/admin-types.js';
+import { adminSpec } from '../spec/openapi.js';
+import type {
+  ControlArgs,
+  ControlBody,
+  ControlInput,
+  ControlOperationId,
+  ControlQuery,
+  ControlResult,
+} from './controlTypes.js';
+
+type Schemas = components['schemas'];
+
+/** A control API call answered with a non-2xx status; names the call, never a credential. */
+export class ControlError extends Error {
+  constructor(
+    readonly operationId: ControlOperationId,
+    readonly status: number,
+    readonly body: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ControlError';
+  }
+}
+
+export interface ControlClientOptions {
+  /** Sent as `Authorization: Bearer <token>` when the simulator runs with `--admin-token`. */
+  adminToken?: string;
+  /** Defaults to the global fetch. */
+  fetch?: typeof fetch;
+}
+
+function queryString(query: Record<string, unknown> | undefined): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) q.append(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+/**
+ * A typed client for the simulator's control API (`/__admin`). Every operation is reachable by
+ * its operationId through `call`, typed from server/admin.openapi.yaml's generated types; the
+ * method and path come from the same document at run time, so a route never gets restated.
+ * The named methods are shorthands for the calls test set-ups make most.
+ */
+export class ControlClient {
+  private readonly fetch: typeof fetch;
+
+  /** `admin` is the control API base, e.g. http://127.0.0.1:4010/__admin */
+  constructor(
+    readonly admin: string,
+    private readonly options: ControlClientOptions = {},
+  ) {
+    this.admin = admin.replace(/\/+$/, '');
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /** Call any control operation; resolves with its success body, rejects with ControlError. */
+  async call<K extends ControlOperationId>(
+    operationId: K,
+    ...[input]: ControlArgs<K>
+  ): Promise<ControlResult<K>> {
+    const op = adminSpec().get(operationId);
+    const { path, query, body } = (input ?? {}) as ControlInput<K> & {
+      path?: Record<string, string>;
+      query?: Record<string, unknown>;
+      body?: unknown;
+    };
+    const url = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
+      const value = path?.[name];
+      if (value === undefined) throw new TypeError(`${operationId}: path parameter ${name} is missing`);
+      return encodeURIComponent(value);
+    });
+    const where = `${url}${queryString(query)}`;
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.options.adminToken) headers.authorization = `Bearer ${this.options.adminToken}`;
+    const res = await this.fetch(`${this.admin}${where}`, {
+      method: op.method.toUpperCase(),
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) {
+      const message = `control API ${op.method.toUpperCase()} ${where} (${operationId}) answered ${res.status}: ${text.slice(0, 300)}`;
+      throw new ControlError(operationId, res.status, text, message);
+    }
+    if (!text) return undefined as ControlResult<K>;
+    const json = /\bjson\b/.test(res.headers.get('content-type') ?? '');
+    return (json ? JSON.parse(text) : text) as ControlResult<K>;
+  }
+
+  /** Back to the fixtures (no body), or only one app's uploads, tasks, faults and journal. */
+  reset(clientId?: string): Promise<undefined> {
+    return this.call('resetState', clientId === undefined ? {} : { body: { client_id: clientId } });
+  }
+
+  listApps(): Promise<Schemas['PartnerApp'][]> {
+    return this.call('listApps');
+  }
+
+  /** A partner app; omitted credentials are generated. */
+  createApp(app: ControlBody<'createPartnerApp'>): Promise<Schemas['PartnerApp']> {
+    return this.call('createPartnerApp', { body: app });
+  }
+
+  /** Remove an app and everything it owns. */
+  deleteApp(clientId: string): Promise<undefined> {
+    return this.call('deletePartnerApp', { path: { client_id: clientId } });
+  }
+
+  /** The instance clock, or one app's clock. */
+  clock(clientId?: string): Promise<Schemas['ClockState']> {
+    return this.call('getClock', { query: clientId === undefined ? {} : { client_id: clientId } });
+  }
+
+  setClock(change: Schemas['ClockChange']): Promise<Schemas['ClockState']> {
+    return this.call('setClock', { body: change });
+  }
+
+  /** Move the instance clock, or only the clock of app `clientId`, by `ms`. */
+  advanceClock(ms: number, clientId?: string): Promise<Schemas['ClockState']> {
+    const only = clientId === undefined ? {} : { client_id: clientId };
+    return this.setClock({ advance_ms: Math.round(ms), ...only });
+  }
+
+  listDevices(): Promise<Schemas['Device'][]> {
+    return this.call('listDevices');
+  }
+
+  getDevice(sn: string): Promise<Schemas['Device']> {
+    return this.call('getDevice', { path: { sn } });
+  }
+
+  /** Create or overwrite a device's binding state. */
+  putDevice(sn: string, state: Schemas['DeviceState']): Promise<Schemas['Device']> {
+    return this.call('putDevice', { path: { sn }, body: state });
+  }
+
+  deleteDevice(sn: string): Promise<undefined> {
+    return this.call('deleteDevice', { path: { sn } });
+  }
+
+  listTranscriptions(): Promise<ControlResult<'listTranscriptions'>> {
+    return this.call('listTranscriptions');
+  }
+
+  /** Pin a transcription task's status (e.g. FAILURE with a message). */
+  forceTranscription(
+    id: string,
+    force: Schemas['ForceTranscriptionRequest'],
+  ): Promise<ControlResult<'forceTranscription'>> {
+    return this.call('forceTranscription', { path: { transcription_id: id }, body: force });
+  }
+
+  /** The transcript returned for audio with this MD5. */
+  putTranscript(
+    md5: string,
+    transcript: ControlBody<'putTranscript'>,
+  ): Promise<ControlResult<'putTranscript'>> {
+    return this.call('putTranscript', { path: { md5 }, body: transcript });
+  }
+
+  addFault(rule: Schemas['FaultRule']): Promise<Schemas['Fault']> {
+    return this.call('createFault', { body: rule });
+  }
+
+  deleteFault(id: string): Promise<undefined> {
+    return this.call('deleteFault', { path: { id } });
+  }
+
+  clearFaults(clientId?: string): Promise<undefined> {
+    return this.call('clearFaults', { query: clientId === undefined ? {} : { client_id: clientId } });
+  }
+
+  /** The request journal, filtered as the query says. */
+  requests(query: ControlQuery<'listRequests'> = {}): Promise<Schemas['JournalEntry'][]> {
+    return this.call('listRequests', { query });
+  }
+
+  clearRequests(clientId?: string): Promise<undefined> {
+    return this.call('clearRequests', { query: clientId === undefined ? {} : { client_id: clientId } });
+  }
+
+  health(): Promise<Schemas['Health']> {
+    return this.call('getHealth');
+  }
+}

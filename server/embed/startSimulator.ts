@@ -1,0 +1,67 @@
+import { type Config, parseConfig } from '../config.js';
+import { startSimulator as listen } from '../simulator.js';
+import { ControlClient } from './controlClient.js';
+
+export interface SimulatorOptions {
+  /** Reproducible ids and secrets (tests only: they become guessable). Default: random. */
+  seed?: string;
+  /** Folder of fixture JSON files (apps, devices, transcripts). Default: the package's fixtures. */
+  fixturesDir?: string;
+  /** Any other setting of `partner-sim serve`, by its Config name. */
+  config?: Partial<Config>;
+}
+
+export interface SimulatorUrls {
+  /** US partner API base, e.g. http://127.0.0.1:PORT/developer/api */
+  us: string;
+  /** JP partner API base. */
+  jp: string;
+  /** The storage host presigned URLs point at. */
+  storage: string;
+  /** The control API base (`/__admin`). */
+  admin: string;
+}
+
+export interface SimulatorHandle {
+  /** The server's root, e.g. http://127.0.0.1:PORT */
+  url: string;
+  urls: SimulatorUrls;
+  /** Typed control API client (devices, apps, clock, faults, transcripts, journal, reset). */
+  control: ControlClient;
+  /** Close connections, stop background work, release the store. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Start a simulator inside the calling process for a test run: in memory, silent, on a free
+ * loopback port unless `config` says otherwise. Reads no environment variables, so a test run
+ * is not changed by the shell it happens to start in.
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  const config = parseConfig(
+    {},
+    {},
+    {
+      inMemory: true,
+      logLevel: 'silent',
+      port: 0,
+      host: '127.0.0.1',
+      ...options.config,
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.fixturesDir === undefined ? {} : { fixturesDir: options.fixturesDir }),
+    },
+  );
+  const sim = await listen(config);
+  const admin = `${sim.url}/__admin`;
+  return {
+    url: sim.url,
+    urls: {
+      us: `${sim.url}/developer/api`,
+      jp: `${sim.url}/jp/developer/api`,
+      storage: `${config.publicUrl ?? sim.url}/storage`,
+      admin,
+    },
+    control: new ControlClient(admin, config.adminToken ? { adminToken: config.adminToken } : {}),
+    stop: () => sim.stop(),
+  };
+}
