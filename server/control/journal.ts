@@ -26,7 +26,7 @@ const NO_APP = '';
  * belong to no app, already redacted by whoever records them. One ring per app, so one CI job's
  * thousand requests never evict another job's entries; each ring is fixed-size, so recording
  * costs the same however long the simulator runs. The number of rings is bounded by the number
- * of apps (an unknown claimed client id goes to the no-app ring). Kept in memory only: it
+ * of apps (requests that only claimed an id go to the no-app ring). Kept in memory only: it
  * describes this run's traffic, not simulated state.
  */
 export class Journal {

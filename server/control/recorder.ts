@@ -92,8 +92,8 @@ interface Owner {
 /**
  * Which app a request belongs to. Verified: its credentials passed, or (storage) the signed
  * URL of one of the app's uploads was accepted. Otherwise the id it claimed, marked
- * `unverified`, in that app's ring when such an app exists (so a partner sees what their
- * client sent) and in the no-app ring when not (so made-up ids cannot create rings).
+ * `unverified`, always in the no-app ring: anyone can claim an id, so such requests must not
+ * evict the app's own entries (or create rings); listing an app's journal still shows them.
  */
 function ownerOf(services: Services, req: Request, res: Response, status: number): Owner {
   const found = requestClientId(services, req, res);
@@ -101,7 +101,7 @@ function ownerOf(services: Services, req: Request, res: Response, status: number
   if (found !== undefined && !refusedUrl) return { clientId: found, ring: found };
   const claimed = found ?? claimedClientId(req);
   if (claimed === undefined || claimed === '') return {};
-  return { clientId: claimed, ring: services.apps.get(claimed) ? claimed : undefined, unverified: true };
+  return { clientId: claimed, ring: undefined, unverified: true };
 }
 
 /**

@@ -60,6 +60,14 @@ describe('hostAllowed / originAllowed', () => {
     ])
       expect(originAllowed(plain, o), o).toBe(false);
   });
+
+  it("with --allowed-hosts '*' still refuses another site's pages, but not the simulator's own", () => {
+    const any = hostRule(testConfig({ allowedHosts: ['*'] }));
+    expect(originAllowed(any, 'https://evil.example', 'sim:4010')).toBe(false);
+    expect(originAllowed(any, 'http://sim:4010', 'sim:4010')).toBe(true);
+    expect(originAllowed(any, 'http://localhost:3000', 'sim:4010')).toBe(true);
+    expect(originAllowed(any, undefined, 'sim:4010')).toBe(true);
+  });
 });
 
 describe('contentTypeAllowed', () => {
@@ -162,5 +170,13 @@ describe('/__admin behind the guard', () => {
     // Only the health check: the rest still wants the token and an allowed Host.
     expect((await raw(`${s.admin}/clock`, 'GET', {})).status).toBe(401);
     expect((await raw(`${s.admin}/healthz`, 'GET', { ...token, host: '10.1.2.3' })).status).toBe(403);
+  });
+
+  it('serves its own public document without the token (for /docs), still only to allowed hosts', async () => {
+    const doc = await http('GET', `${s.admin}/openapi.yaml`);
+    expect(doc.status).toBe(200);
+    expect(doc.text).toMatch(/^openapi: 3/);
+    expect((await raw(`${s.admin}/openapi.yaml`, 'GET', { host: 'evil.example' })).status).toBe(403);
+    expect((await raw(`${s.admin}/apps`, 'GET', {})).status).toBe(401);
   });
 });

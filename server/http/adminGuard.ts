@@ -66,10 +66,14 @@ export function hostAllowed(rule: HostRule, hostname: string | undefined): boole
   return hostname !== undefined && (isLoopback(hostname) || rule.names.has(hostname));
 }
 
-/** An `Origin` header passes when absent (not a browser) or when its host passes the rule. */
-export function originAllowed(rule: HostRule, origin: string | undefined): boolean {
+/**
+ * An `Origin` header passes when absent (not a browser) or when its host passes the rule. `*`
+ * turns off only the Host check: a page of another origin is still refused (else any web page
+ * could reset a simulator started with `--allowed-hosts '*'`), while the simulator's own pages
+ * (Origin host = the request's Host), loopback and named hosts pass.
+ */
+export function originAllowed(rule: HostRule, origin: string | undefined, requestHost?: string): boolean {
   if (origin === undefined) return true;
-  if (rule.any) return true;
   let host: string;
   try {
     const u = new URL(origin);
@@ -77,6 +81,13 @@ export function originAllowed(rule: HostRule, origin: string | undefined): boole
     host = u.host;
   } catch {
     return false; // includes `null`
+  }
+  if (rule.any) {
+    const named = hostnameOf(host);
+    return (
+      host.toLowerCase() === requestHost?.toLowerCase() ||
+      (named !== undefined && (isLoopback(named) || rule.names.has(named)))
+    );
   }
   return hostAllowed(rule, hostnameOf(host));
 }
@@ -111,13 +122,16 @@ export function adminGuard(config: Config): RequestHandler {
       );
     }
     const origin = req.headers.origin;
-    if (!originAllowed(rule, origin)) {
+    if (!originAllowed(rule, origin, host)) {
       throw SimError.forbidden(
         'ORIGIN_NOT_ALLOWED',
         `Origin ${shown(origin ?? '')} may not call the control API; add its host to --allowed-hosts`,
       );
     }
-    if (expected !== undefined && !sameSecret(req.headers.authorization ?? '', expected)) {
+    // The control API's own document is public (it ships in the package): /docs loads it
+    // without the token.
+    const publicDoc = req.method === 'GET' && req.path === '/openapi.yaml';
+    if (expected !== undefined && !publicDoc && !sameSecret(req.headers.authorization ?? '', expected)) {
       throw SimError.unauthorized('ADMIN_TOKEN_REQUIRED', 'Send Authorization: Bearer <admin token>');
     }
     if (!contentTypeAllowed(req.method, req.headers)) {

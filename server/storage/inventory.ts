@@ -1,10 +1,9 @@
+import { toIso } from '../core/clock.js';
 import type { components } from '../spec/admin-types.js';
 import type { PartRecord } from './records.js';
 import type { StorageService } from './storageService.js';
 
 export type StorageInventory = components['schemas']['StorageInventory'];
-
-const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
  * The control API's read-only view of the bucket (optionally one app's): sessions with the
@@ -33,8 +32,8 @@ export function storageInventory(
       filetype: u.filetype,
       filesize: u.filesize,
       part_count: u.part_count,
-      created_at: iso(u.created_ms),
-      expires_at: iso(u.expires_ms),
+      created_at: toIso(u.created_ms),
+      expires_at: toIso(u.expires_ms),
       parts: (partsBy.get(u.upload_id) ?? [])
         .sort((a, b) => a.part_number - b.part_number)
         .map((p) => ({ part_number: p.part_number, size: p.size, etag: `"${p.md5}"` })),
@@ -49,7 +48,7 @@ export function storageInventory(
       size: f.size,
       md5: f.md5,
       etag: f.etag,
-      created_at: iso(f.created_ms),
+      created_at: toIso(f.created_ms),
       download_url: storage.downloadUrl(f, publicUrl),
     }));
   return { uploads, files };

@@ -125,7 +125,9 @@ export class StorageService implements FileSource, Lifecycle {
   }
 
   /** The time on the clock of the app a presigned URL names, for `Presigner.verify`. */
-  readonly urlNow = (signer: string | undefined): number => this.clockOf(signer).now();
+  readonly urlNow = (signer: string | undefined): number =>
+    // An unknown signer fails the signature check anyway; it gets the instance clock.
+    this.clockOf(signer !== undefined && this.apps.get(signer) ? signer : undefined).now();
 
   /** The signed DownloadUrl of a completed file. */
   downloadUrl(file: FileRecord, publicUrl: string): string {
