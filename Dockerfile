@@ -9,11 +9,10 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 # Scripts are skipped here because `prepare` builds, and the sources are not copied yet.
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json openapi.yaml ./
+COPY tsconfig.json tsconfig.build.json openapi.yaml LICENSE ./
 COPY server ./server
 COPY bench ./bench
 COPY contracts ./contracts
-COPY sdk-tests ./sdk-tests
 COPY fixtures ./fixtures
 COPY docker ./docker
 # The run-time layout, made by the same script .ci/image-smoke runs outside Docker.

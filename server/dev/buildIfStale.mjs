@@ -4,7 +4,7 @@
 // for 7-11 s. Plain JavaScript: it must run before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** Folders compiled into dist/ (tsconfig.build.json `include`), walked for changes. */
@@ -23,11 +23,12 @@ export const BUILD_STAMPS = [
   join('dist', 'spec-cache', 'admin.openapi.yaml.json'),
 ];
 
-const isTest = (name) => /\.test\.[cm]?[jt]s$/.test(name);
+// Contract scenarios (contracts/*.test.ts) are built and shipped; other tests are not built.
+const isTest = (path) => /\.test\.[cm]?[jt]s$/.test(path) && !path.startsWith(`contracts${sep}`);
 
 /**
  * The newest input, folders included: a deleted or renamed source changes its folder's
- * mtime, so a removal triggers a build too. Tests are not built and do not count.
+ * mtime, so a removal triggers a build too. Unit tests are not built and do not count.
  */
 function newestInput(root) {
   let newest = { path: '', mtimeMs: 0 };
@@ -39,7 +40,7 @@ function newestInput(root) {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (!isTest(entry.name)) consider(path, statSync(path).mtimeMs);
+      else if (!isTest(relative(root, path))) consider(path, statSync(path).mtimeMs);
     }
   };
   for (const dir of SOURCE_DIRS) {

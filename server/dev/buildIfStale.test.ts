@@ -50,6 +50,15 @@ describe('staleReason (npm start builds only when needed)', () => {
     expect(staleReason(root)).toMatch(/server\/core changed/);
   });
 
+  it('names a changed contract scenario, which is built and shipped', async () => {
+    await put('contracts/upload.test.ts', OLD);
+    await utimes(join(root, 'contracts'), OLD, OLD);
+    expect(staleReason(root)).toBeUndefined();
+    await put('contracts/upload.test.ts', LATER);
+    await utimes(join(root, 'contracts'), OLD, OLD);
+    expect(staleReason(root)).toBe('contracts/upload.test.ts changed since the last build');
+  });
+
   it('ignores a changed test, which is not built', async () => {
     await put('server/core/clock.test.ts', LATER);
     await utimes(join(root, 'server/core'), OLD, OLD);
