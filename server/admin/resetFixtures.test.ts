@@ -55,4 +55,26 @@ describe('POST /__admin/reset with a broken fixture', () => {
     expect((await admin('GET', '/devices/8810ARRANGED01')).status).toBe(404);
     expect((await admin('GET', '/faults')).body).toEqual([]);
   });
+
+  it('checks transcript sidecars before it wipes too: overlapping segments are a 422', async () => {
+    const fixtures = await servers.tempDir();
+    await cp(fromRoot('fixtures'), fixtures, { recursive: true });
+    const s = await servers.start({ fixturesDir: fixtures });
+    expect((await http('POST', `${s.admin}/apps`, { json: { client_id: 'arranged-app' } })).status).toBe(201);
+    const sidecar = join(fixtures, 'audio', 'meeting.mp3.transcript.json');
+    const t = JSON.parse(await readFile(sidecar, 'utf8'));
+    t.segments.push({ ...t.segments[0], start: 1 }); // starts before the first one ends
+    await writeFile(sidecar, JSON.stringify(t));
+    const r = await http('POST', `${s.admin}/reset`);
+    expect(r.status, r.text).toBe(422);
+    expect(r.body.detail[0].loc).toEqual([
+      'fixtures',
+      'audio/meeting.mp3.transcript.json',
+      'segments',
+      1,
+      'start',
+    ]);
+    const apps = (await http('GET', `${s.admin}/apps`)).body.map((a: { client_id: string }) => a.client_id);
+    expect(apps).toContain('arranged-app');
+  });
 });

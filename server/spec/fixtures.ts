@@ -52,7 +52,7 @@ const shown = (v: unknown): string => {
  * A broken fixture: 422 whose issues are located `['fixtures', file, index, field...]`, and
  * whose message is one line naming file and field (what start-up prints before exiting).
  */
-export function fixtureError(file: FixtureFile, issues: ValidationIssue[]): SimError {
+export function fixtureError(file: string, issues: ValidationIssue[]): SimError {
   const parts = issues
     .slice(0, 3)
     .map(

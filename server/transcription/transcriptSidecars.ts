@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { fixtureError } from '../spec/fixtures.js';
 import { adminSpec } from '../spec/openapi.js';
 import { validatorsFor } from '../spec/validators.js';
 import type { Transcript } from './model.js';
 
 export const SIDECAR_SUFFIX = '.transcript.json';
+const TRANSCRIPT = { $ref: '#/components/schemas/Transcript' };
 
 export interface Sidecar {
   /** The audio file, relative to the fixtures folder (`audio/meeting.mp3`). */
@@ -17,7 +19,8 @@ export interface Sidecar {
 /**
  * Every `<audio file>.transcript.json` under the fixtures folder (e.g.
  * `audio/meeting.mp3.transcript.json` beside `audio/meeting.mp3`), checked against the
- * control API's `Transcript` schema, with the MD5 of its audio's bytes. Read once, at seed.
+ * control API's `Transcript` schema, with the MD5 of its audio's bytes. A broken one is a 422
+ * naming the file and field, as for the other fixtures (spec/fixtures.ts).
  */
 export async function readSidecars(dir: string): Promise<Sidecar[]> {
   let names: string[];
@@ -28,34 +31,27 @@ export async function readSidecars(dir: string): Promise<Sidecar[]> {
     throw e;
   }
   const spec = adminSpec();
-  const op = spec.get('putTranscript');
   const out: Sidecar[] = [];
   for (const name of names.filter((n) => n.endsWith(SIDECAR_SUFFIX)).sort()) {
     const file = relative(dir, join(dir, name.slice(0, -SIDECAR_SUFFIX.length)))
       .split('\\')
       .join('/');
-    const where = `fixtures: ${name}`;
+    const shown = `${file}${SIDECAR_SUFFIX}`;
+    const whole = (msg: string, type: string) =>
+      fixtureError(shown, [{ loc: ['fixtures', shown], msg, type }]);
     let body: unknown;
     try {
       body = JSON.parse(await readFile(join(dir, name), 'utf8'));
     } catch (e) {
-      throw new Error(`${where}: ${(e as Error).message}`);
+      throw whole(`is not valid JSON: ${(e as Error).message}`, 'json_invalid');
     }
-    const issues = validatorsFor(spec).validateRequest(op, {
-      params: { md5: '0'.repeat(32) },
-      query: {},
-      headers: {},
-      hasBody: true,
-      body,
-      contentType: 'application/json',
-    });
-    if (issues.length > 0)
-      throw new Error(`${where}: ${issues.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ')}`);
+    const issues = validatorsFor(spec).validateValue(TRANSCRIPT, body, ['fixtures', shown]);
+    if (issues.length > 0) throw fixtureError(shown, issues);
     let audio: Buffer;
     try {
       audio = await readFile(join(dir, file));
     } catch {
-      throw new Error(`${where}: no audio file ${file} beside it`);
+      throw whole(`has no audio file ${file} beside it`, 'file_missing');
     }
     out.push({ file, md5: createHash('md5').update(audio).digest('hex'), transcript: body as Transcript });
   }

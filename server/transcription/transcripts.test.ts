@@ -74,23 +74,26 @@ describe('fixture sidecars', () => {
     ]);
   });
 
-  it('stops the seed naming the file: no audio beside it, a schema breach, a rule breach', async () => {
+  it('refuses with a 422 naming the file: no audio beside it, a schema breach, a rule breach', async () => {
     await make({ 'a.mp3.transcript.json': transcript });
-    await expect(readSidecars(dir)).rejects.toThrow(/a\.mp3\.transcript\.json: no audio file a\.mp3/);
+    await expect(readSidecars(dir)).rejects.toThrow(
+      /fixtures\/a\.mp3\.transcript\.json: .*no audio file a\.mp3/,
+    );
     await rm(dir, { recursive: true });
     await make({
       'a.mp3': 'x',
       'a.mp3.transcript.json': JSON.stringify({ language: 'en', segments: [{ start: 0 }] }),
     });
     await expect(readSidecars(dir)).rejects.toThrow(
-      /a\.mp3\.transcript\.json: segments\.0\.end: Field required/,
+      /fixtures\/a\.mp3\.transcript\.json: segments\[0\]\.end: Field required/,
     );
     await rm(dir, { recursive: true });
     const overlap = JSON.stringify({ language: 'en', segments: [seg(0, 2), seg(1, 3)] });
     await make({ 'a.mp3': 'x', 'a.mp3.transcript.json': overlap });
-    await expect(new TranscriptLibrary(new MemoryStore()).seed(dir)).rejects.toThrow(
-      /a\.mp3\.transcript\.json: .*segments\.1\.start/,
-    );
+    await expect(new TranscriptLibrary(new MemoryStore()).checkFixtures(dir)).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringMatching(/fixtures\/a\.mp3\.transcript\.json: segments\[1\]\.start/),
+    });
   });
 
   it('finds nothing in a folder without sidecars or no folder at all', async () => {

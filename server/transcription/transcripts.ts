@@ -1,8 +1,9 @@
 import { SimError, type ValidationIssue } from '../core/errors.js';
 import type { Lifecycle } from '../core/lifecycle.js';
+import { fixtureError } from '../spec/fixtures.js';
 import type { Collection, Store } from '../store/store.js';
 import type { AttachedTranscript, Transcript } from './model.js';
-import { readSidecars } from './transcriptSidecars.js';
+import { readSidecars, SIDECAR_SUFFIX } from './transcriptSidecars.js';
 
 /**
  * The rules a schema cannot express: segments in order, none overlapping, none ending
@@ -73,15 +74,23 @@ export class TranscriptLibrary implements Lifecycle {
       throw SimError.notFound('TRANSCRIPT_NOT_FOUND', `No transcript is attached to audio with MD5 ${md5}.`);
   }
 
-  /** Fixture sidecars (`<audio file>.transcript.json`), attached to their audio's MD5. */
-  async seed(dir: string): Promise<void> {
+  /**
+   * Every fixture sidecar readable and valid (schema, and segments in order), before a reset
+   * wipes anything: a broken one is a 422 naming file and field, and the state stays.
+   */
+  async checkFixtures(dir: string): Promise<void> {
     for (const s of await readSidecars(dir)) {
-      try {
-        await this.attach(s.md5, s.transcript, 'fixture', s.file);
-      } catch (e) {
-        const why = e instanceof SimError ? e.message : String(e);
-        throw new Error(`fixtures: ${s.file}.transcript.json: ${why}`);
-      }
+      const shown = `${s.file}${SIDECAR_SUFFIX}`;
+      const issues = transcriptIssues(s.transcript).map((i) => ({
+        ...i,
+        loc: ['fixtures', shown, ...i.loc.slice(1)],
+      }));
+      if (issues.length > 0) throw fixtureError(shown, issues);
     }
+  }
+
+  /** Fixture sidecars (`<audio file>.transcript.json`), attached to their audio's MD5 (checked first). */
+  async seed(dir: string): Promise<void> {
+    for (const s of await readSidecars(dir)) await this.attach(s.md5, s.transcript, 'fixture', s.file);
   }
 }
