@@ -66,6 +66,32 @@ describe('Housekeeper', () => {
     expect(list.calls.at(-1)).toEqual({ now: 5_000_000, budget: 3 });
   });
 
+  it('still sweeps each real minute while the pacing clock is frozen', async () => {
+    let real = 0;
+    const clock = new SimClock(0, () => 1_000_000, 1_000_000); // frozen at 1,000,000
+    const swept: number[] = [];
+    const sweeper: Sweeper = {
+      name: 'apps',
+      sweep: async () => {
+        swept.push(real);
+        return 0;
+      },
+    };
+    const hk = new Housekeeper(
+      clock,
+      [sweeper],
+      { tickMs: 1000, everySimMs: 60_000, budget: 3 },
+      undefined,
+      () => real,
+    );
+    await hk.tick();
+    real += 30_000;
+    await hk.tick(); // half a real minute, no simulated time: not due
+    real += 30_000;
+    await hk.tick(); // a real minute: due although the clock has not moved
+    expect(swept).toEqual([0, 60_000]);
+  });
+
   it('runs one round at a time: overlapping ticks share it', async () => {
     const { hk, list } = setup([1, 2]);
     const [a, b] = [hk.tick(), hk.tick()];

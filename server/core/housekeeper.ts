@@ -20,8 +20,9 @@ export const HOUSEKEEPING: HousekeeperOptions = { tickMs: 1000, everySimMs: 60_0
 /**
  * Housekeeping off the request path: abandoned uploads, expired refresh tokens and the like
  * are removed by a background timer, never inside a client's request (a sweep there once
- * made a presign take 1.28 s). Stale is judged on the injected (simulated) clock: advancing
- * it through the control API makes the next tick sweep. The timer is started by the running
+ * made a presign take 1.28 s). Stale is judged by each sweeper on simulated time (per-app
+ * state on its app's clock); rounds come a simulated minute apart on the instance clock, so
+ * advancing it makes the next tick sweep, and at least every real minute. The timer is started by the running
  * simulator only (createApp stays free of side effects), is unref'd (it never keeps the
  * process alive) and is stopped on close; tests call `tick()` by hand.
  */
@@ -29,6 +30,7 @@ export class Housekeeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
   private lastFull = Number.NEGATIVE_INFINITY;
+  private lastReal = Number.NEGATIVE_INFINITY;
   private behind = false;
 
   constructor(
@@ -36,6 +38,7 @@ export class Housekeeper {
     private readonly sweepers: Sweeper[],
     private readonly opts: HousekeeperOptions = HOUSEKEEPING,
     private readonly onError: (e: unknown, sweeper: string) => void = () => {},
+    private readonly realNow: () => number = Date.now,
   ) {}
 
   start(): void {
@@ -67,8 +70,14 @@ export class Housekeeper {
 
   private async round(force: boolean): Promise<number> {
     const now = this.clock.now();
-    if (!force && !this.behind && Math.abs(now - this.lastFull) < this.opts.everySimMs) return 0;
+    const real = this.realNow();
+    // Due when a simulated minute passed on the pacing clock, or a real one: sweepers judge each
+    // record on its own app's clock, which may move (or a frozen instance clock may not) alone.
+    const due =
+      Math.abs(now - this.lastFull) >= this.opts.everySimMs || real - this.lastReal >= this.opts.everySimMs;
+    if (!force && !this.behind && !due) return 0;
     this.lastFull = now;
+    this.lastReal = real;
     this.behind = false;
     let removed = 0;
     for (const s of this.sweepers) {
