@@ -94,8 +94,14 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     expect(await created.textContent()).toContain(app.secret_key);
     // The table never shows secrets.
     expect(await page.locator('#apps-body').textContent()).not.toContain(app.secret_key);
+    // …nor holds them in its markup (attributes included), for any app.
+    const markup = await page.locator('#apps-body').evaluate((n) => n.outerHTML);
+    for (const secret of [app.secret_key, app.api_key, 'demo-secret-us-0000'])
+      expect(markup).not.toContain(secret);
     await page.getByRole('button', { name: 'View ui-app' }).click();
     await poll(() => page.locator('#live').textContent()).toContain('showing ui-app');
+    // The row of the app in view is marked at once, though the app list itself did not change.
+    await poll(() => page.locator('#apps-body tr.chosen').textContent()).toContain('ui-app');
   });
 
   it('puts a device into each is_bind state through the form, and the partner API answers it', async () => {

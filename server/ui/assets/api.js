@@ -104,11 +104,16 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** Replace a container's content only when the data changed, so focus survives polling. */
-export function render(container, data, build) {
-  const key = JSON.stringify(data);
-  if (container.dataset.key === key) return;
-  container.dataset.key = key;
+/**
+ * Replace a container's content only when the data (or the `context` its builder also reads,
+ * e.g. the app in view) changed, so focus survives polling. The key stays in script memory,
+ * never in the page: the data may hold credentials the tables do not show.
+ */
+const renderedKeys = new WeakMap();
+export function render(container, data, build, context = '') {
+  const key = `${context}\u0000${JSON.stringify(data)}`;
+  if (renderedKeys.get(container) === key) return;
+  renderedKeys.set(container, key);
   container.replaceChildren(...[build(data)].flat());
 }
 

@@ -4,32 +4,36 @@ import { admin, el, render, state } from './api.js';
 
 export async function refreshApps() {
   state.apps = await admin('/apps');
-  render(document.getElementById('apps-body'), state.apps, (apps) =>
-    apps.map((a) =>
-      el(
-        'tr',
-        { class: a.client_id === state.scope ? 'chosen' : undefined },
-        el('td', {}, el('code', {}, a.client_id)),
-        el('td', {}, a.region),
-        el('td', {}, [a.result_shape, a.error_shape, a.etag_quotes].filter(Boolean).join(', ')),
+  render(
+    document.getElementById('apps-body'),
+    state.apps,
+    (apps) =>
+      apps.map((a) =>
         el(
-          'td',
-          {},
+          'tr',
+          { class: a.client_id === state.scope ? 'chosen' : undefined },
+          el('td', {}, el('code', {}, a.client_id)),
+          el('td', {}, a.region),
+          el('td', {}, [a.result_shape, a.error_shape, a.etag_quotes].filter(Boolean).join(', ')),
           el(
-            'button',
-            { type: 'button', 'data-use': a.client_id },
-            'View',
-            el('span', { class: 'sr-only' }, ` ${a.client_id}`),
-          ),
-          el(
-            'button',
-            { type: 'button', 'data-delete-app': a.client_id },
-            'Delete',
-            el('span', { class: 'sr-only' }, ` ${a.client_id}`),
+            'td',
+            {},
+            el(
+              'button',
+              { type: 'button', 'data-use': a.client_id },
+              'View',
+              el('span', { class: 'sr-only' }, ` ${a.client_id}`),
+            ),
+            el(
+              'button',
+              { type: 'button', 'data-delete-app': a.client_id },
+              'Delete',
+              el('span', { class: 'sr-only' }, ` ${a.client_id}`),
+            ),
           ),
         ),
       ),
-    ),
+    state.scope ?? '',
   );
   const ids = state.apps.map((a) => a.client_id);
   for (const id of ['scope', 'clock-target', 'journal-app']) syncOptions(document.getElementById(id), ids);

@@ -10,8 +10,12 @@ export async function refreshClock() {
     el('span', { 'data-offset': c.offset_ms }, describe(c)),
   );
   const appClock = state.scope ? await admin(`/clock${scoped()}`) : null;
-  render(document.getElementById('clock-app'), appClock, (c) =>
-    c ? el('span', { 'data-offset': c.offset_ms }, `${state.scope}: ${describe(c)}`) : 'no app selected',
+  render(
+    document.getElementById('clock-app'),
+    appClock,
+    (c) =>
+      c ? el('span', { 'data-offset': c.offset_ms }, `${state.scope}: ${describe(c)}`) : 'no app selected',
+    state.scope ?? '',
   );
 }
 

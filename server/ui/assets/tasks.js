@@ -31,8 +31,13 @@ export async function refreshUploads() {
       ]),
     ),
   );
-  // Download URLs are re-signed on every read: compare without them so the links stay put.
+  // Download URLs are re-signed on every read: compare without them so the links stay put, but
+  // give the links the newest URLs (an old one expires once an app's clock moves on).
   const files = inv.files;
+  for (const f of files) {
+    const link = document.getElementById(`download-${f.file_id}`);
+    if (link) link.href = f.download_url;
+  }
   render(
     document.getElementById('files-list'),
     files.map((f) => f.file_id + f.etag),
@@ -44,7 +49,7 @@ export async function refreshUploads() {
           f.client_id,
           `${f.size} B (${f.filetype})`,
           el('span', {}, el('code', {}, f.md5), ' ', el('code', {}, f.etag)),
-          el('a', { href: f.download_url }, `Download ${f.file_id}`),
+          el('a', { href: f.download_url, id: `download-${f.file_id}` }, `Download ${f.file_id}`),
         ]),
       ),
   );
