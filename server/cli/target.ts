@@ -100,10 +100,14 @@ export async function openTarget(target: string, env: Env, sim: SimOptions = {})
     throw new UsageError(`--target must be sim, us, jp or a URL (got '${target}')`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`--target URL must be http or https (got '${target}')`);
+    throw new UsageError(`--target URL must be http or https (got '${url.protocol}')`);
   const base = url.toString().replace(/\/+$/, '');
+  // Printed in progress lines: never the user:password a URL may carry.
+  const shown = new URL(url);
+  shown.username = '';
+  shown.password = '';
   return {
-    label: base,
+    label: shown.toString().replace(/\/+$/, ''),
     api: /\/developer\/api$/.test(base) ? base : `${base}/developer/api`,
     app: fromEnv(env, await demoApp(defaults.fixturesDir)),
     userId,

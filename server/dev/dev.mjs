@@ -33,13 +33,30 @@ export function supervise({
     const mine = child;
     mine.exited = new Promise((r) => mine.once('exit', r));
   };
+  // One restart at a time: a change during a restart queues exactly one more, so two servers
+  // never race for the port and the data-folder lock.
+  let restarting;
+  let queued;
   const restart = async (why) => {
     if (stopping) return;
+    if (restarting) {
+      queued = why;
+      return;
+    }
     log(`partner-sim dev: ${why} changed, restarting\n`);
-    const old = child;
-    old.kill('SIGTERM');
-    await old.exited;
-    if (!stopping) start();
+    restarting = (async () => {
+      const old = child;
+      old.kill('SIGTERM');
+      await old.exited;
+      if (!stopping) start();
+    })();
+    await restarting;
+    restarting = undefined;
+    if (queued !== undefined) {
+      const next = queued;
+      queued = undefined;
+      await restart(next);
+    }
   };
   const changed = (what) => {
     clearTimeout(timer);

@@ -70,6 +70,10 @@ function load(): Promise<Map<string, { type: string; body: string }>> {
     files.set('', { type: 'text/html; charset=utf-8', body: shell });
     return files;
   })();
+  // A failed read is tried again on the next request, not cached for the life of the process.
+  cache.catch(() => {
+    cache = undefined;
+  });
   return cache;
 }
 
