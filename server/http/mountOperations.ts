@@ -113,7 +113,7 @@ export function mountOperations(
       let headers = reply.headers;
       if (reply.warnings?.length) {
         sim.warnings = reply.warnings;
-        headers = { ...headers, 'X-Sim-Warning': reply.warnings.join('; ') };
+        headers = { ...headers, 'X-Sim-Warning': headerText(reply.warnings.join('; ')) };
       }
       if (reply.body === undefined) sendEmpty(res, reply.status, sendOpts, headers);
       else sendJson(res, reply.status, reply.body, sendOpts, headers);
@@ -123,4 +123,14 @@ export function mountOperations(
   }
   mountMethodNotAllowed(router, mountedOps);
   return mounted;
+}
+
+/**
+ * Text as a header value can carry it: printable ASCII (anything else escaped as \uXXXX, so a
+ * client-chosen name with CR/LF or non-Latin-1 characters can never make `setHeader` throw) and
+ * at most 2 KB, so every client can read it. Domain code returns plain text.
+ */
+export function headerText(text: string): string {
+  const safe = text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return safe.length > 2048 ? `${safe.slice(0, 2045)}...` : safe;
 }

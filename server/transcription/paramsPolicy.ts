@@ -7,11 +7,8 @@ const PARAMS_SCHEMA = { $ref: '#/components/schemas/TranscriptionParams' };
 const MAX_NAMED = 20;
 const MAX_NAME = 64;
 
-/** A field name as it can travel in a header: printable ASCII, bounded, escapes readable. */
-function printable(name: string): string {
-  const safe = name.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return safe.length > MAX_NAME ? `${safe.slice(0, MAX_NAME)}...` : safe;
-}
+/** A field name kept short enough to read in a warning (the HTTP layer makes it header-safe). */
+const shortName = (name: string): string => (name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}...` : name);
 
 /**
  * The one decision about unknown fields in transcription `params` (openapi.yaml declares the
@@ -35,7 +32,7 @@ export function checkParams(params: unknown, strict: boolean): string[] {
       }),
     );
   }
-  const names = unknown.slice(0, MAX_NAMED).map((p) => p.map(printable).join('.'));
+  const names = unknown.slice(0, MAX_NAMED).map((p) => p.map(shortName).join('.'));
   const more = unknown.length > MAX_NAMED ? ` and ${unknown.length - MAX_NAMED} more` : '';
   return [`unknown params ignored: ${names.join(', ')}${more}`];
 }
