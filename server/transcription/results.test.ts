@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type LiveResult, normalizeParams, type SpecResult } from './model.js';
-import { attachedHeard, buildResult, EMBEDDING_DIM, type ResultInput } from './results.js';
+import {
+  type LiveResult,
+  normalizeParams,
+  type ResultShape,
+  type SpecResult,
+  type Transcript,
+} from './model.js';
+import { shapeResult } from './resultShape.js';
+import { attachedHeard, EMBEDDING_DIM, heardFor, type ResultInput } from './results.js';
 
 const input = (
   over: Partial<ResultInput> = {},
@@ -12,6 +19,8 @@ const input = (
   params: normalizeParams(params),
   ...over,
 });
+const buildResult = async (i: ResultInput, shape: ResultShape, t?: Transcript) =>
+  shapeResult(await heardFor(i, t), shape);
 const spec = async (i: ResultInput) => (await buildResult(i, 'spec')) as SpecResult;
 const live = async (i: ResultInput) => (await buildResult(i, 'live')) as LiveResult;
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
-import type { Params, Result, ResultShape, Transcript } from './model.js';
-import { type Heard, shapeResult } from './resultShape.js';
+import type { Params, Transcript } from './model.js';
+import type { Heard } from './resultShape.js';
 
 /**
  * Deterministic transcripts. Each part of a result comes from its own faker stream, seeded by
@@ -150,11 +150,14 @@ export async function attachedHeard(t: Transcript, input: ResultInput): Promise<
   return heard;
 }
 
-/** The result of a task in one shape: the attached transcript if any, else the made-up one. */
-export async function buildResult(
+/**
+ * What a task heard: the transcript attached to its audio if any, else the made-up one (`fake`
+ * lets the service put its cache in front of `fakeHeard`). The one place this is decided.
+ */
+export function heardFor(
   input: ResultInput,
-  shape: ResultShape,
-  attached?: Transcript,
-): Promise<Result> {
-  return shapeResult(attached ? await attachedHeard(attached, input) : await fakeHeard(input), shape);
+  attached: Transcript | undefined,
+  fake: (input: ResultInput) => Promise<Heard> = fakeHeard,
+): Promise<Heard> {
+  return attached ? attachedHeard(attached, input) : fake(input);
 }

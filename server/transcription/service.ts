@@ -21,7 +21,7 @@ import {
 } from './model.js';
 import { checkParams } from './paramsPolicy.js';
 import { type Heard, shapeResult } from './resultShape.js';
-import { attachedHeard, fakeHeard, type ResultInput } from './results.js';
+import { fakeHeard, heardFor, type ResultInput } from './results.js';
 import { taskDuration, taskExpired, taskView } from './taskState.js';
 import type { StatusView } from './timeline.js';
 
@@ -228,14 +228,21 @@ export class TranscriptionService implements Lifecycle {
       params: rec.params,
     };
     const attached = rec.source.kind === 'storage' ? this.opts.transcriptFor?.(rec.source.md5) : undefined;
-    if (attached) return shapeResult(await attachedHeard(attached, input), shape);
-    let heard = this.results.get(rec.transcription_id);
+    return shapeResult(
+      await heardFor(input, attached, (i) => this.cachedFake(rec.transcription_id, i)),
+      shape,
+    );
+  }
+
+  /** The made-up transcript of a task, made once (an attached one is read fresh on each poll). */
+  private async cachedFake(id: string, input: ResultInput): Promise<Heard> {
+    let heard = this.results.get(id);
     if (!heard) {
       heard = await fakeHeard(input);
       if (this.results.size >= RESULT_CACHE) this.results.delete(this.results.keys().next().value as string);
-      this.results.set(rec.transcription_id, heard);
+      this.results.set(id, heard);
     }
-    return shapeResult(heard, shape);
+    return heard;
   }
 
   /** The record with its audio read (storage files only); concurrent callers share one read. */
