@@ -6,7 +6,7 @@ import { apiDocs, DOCS_PATH } from './docs/apiDocs.js';
 import { API_SERVERS, servedSpec } from './docs/servedSpec.js';
 import type { Region } from './domain/apps.js';
 import { adminGuard } from './http/adminGuard.js';
-import { API_PREFIXES } from './http/apiPrefixes.js';
+import { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
 import { errorHandler } from './http/errorHandler.js';
 import { mountOperations, type OperationHook, publicUrlOf } from './http/mountOperations.js';
 import { type SimLocals, simLocals } from './http/types.js';
@@ -23,9 +23,7 @@ export interface AppDeps extends CoreDeps {
   hooks?: { beforeAuth?: OperationHook[]; afterAuth?: OperationHook[] };
 }
 
-export { API_PREFIXES };
-export const STORAGE_PREFIX = '/storage';
-export const ADMIN_PREFIX = '/__admin';
+export { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX };
 
 const surface =
   (s: SimLocals['surface'], region?: Region): RequestHandler =>

@@ -2,6 +2,7 @@ import { LIVE_HOSTS } from '../../contracts/target/settings.js';
 import type { PartnerCredentials } from '../client/partnerClient.js';
 import { defaults, parseConfig } from '../config.js';
 import type { NewApp } from '../domain/apps.js';
+import { US_API } from '../http/apiPrefixes.js';
 import { startSimulator } from '../simulator.js';
 import { readFixture } from '../spec/fixtures.js';
 
@@ -75,7 +76,7 @@ export async function openTarget(target: string, env: Env, sim: SimOptions = {})
     const running = await startSimulator(config);
     return {
       label: 'in-process simulator',
-      api: `${running.url}/developer/api`,
+      api: `${running.url}${US_API}`,
       app: await demoApp(config.fixturesDir),
       userId,
       stop: () => running.stop(),
@@ -108,7 +109,7 @@ export async function openTarget(target: string, env: Env, sim: SimOptions = {})
   shown.password = '';
   return {
     label: shown.toString().replace(/\/+$/, ''),
-    api: /\/developer\/api$/.test(base) ? base : `${base}/developer/api`,
+    api: base.endsWith(US_API) ? base : `${base}${US_API}`,
     app: fromEnv(env, await demoApp(defaults.fixturesDir)),
     userId,
     stop: async () => {},

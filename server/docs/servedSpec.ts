@@ -1,3 +1,4 @@
+import { ADMIN_PREFIX, JP_API, STORAGE_PREFIX, US_API } from '../http/apiPrefixes.js';
 import type { SpecIndex } from '../spec/openapi.js';
 
 export interface Server {
@@ -7,11 +8,11 @@ export interface Server {
 
 /** Where a reader of the served document can call: this simulator, under the address asked. */
 export const API_SERVERS = (base: string): Server[] => [
-  { url: `${base}/developer/api`, description: 'This simulator, US region.' },
-  { url: `${base}/jp/developer/api`, description: 'This simulator, JP region.' },
+  { url: `${base}${US_API}`, description: 'This simulator, US region.' },
+  { url: `${base}${JP_API}`, description: 'This simulator, JP region.' },
 ];
 export const ADMIN_SERVERS = (base: string): Server[] => [
-  { url: `${base}/__admin`, description: 'This simulator’s control API.' },
+  { url: `${base}${ADMIN_PREFIX}`, description: 'This simulator’s control API.' },
 ];
 
 // The simulator's address as the documents write it (their path-level storage `servers`).
@@ -29,7 +30,10 @@ export function withServers(source: string, servers: Server[], base: string): st
     .join('');
   return source
     .replace(TOP_SERVERS, () => `servers:\n${block}`)
-    .replace(STORAGE_SERVER_LINE, (_m, lead: string) => `${lead}${JSON.stringify(`${base}/storage`)}`);
+    .replace(
+      STORAGE_SERVER_LINE,
+      (_m, lead: string) => `${lead}${JSON.stringify(`${base}${STORAGE_PREFIX}`)}`,
+    );
 }
 
 // Few addresses reach one simulator (localhost, 127.0.0.1, a LAN name, --public-url), but the

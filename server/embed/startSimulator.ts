@@ -1,4 +1,5 @@
 import { type Config, parseConfig } from '../config.js';
+import { ADMIN_PREFIX, JP_API, STORAGE_PREFIX, US_API } from '../http/apiPrefixes.js';
 import { startSimulator as listen } from '../simulator.js';
 import { ControlClient } from './controlClient.js';
 
@@ -52,13 +53,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
   );
   const sim = await listen(config);
-  const admin = `${sim.url}/__admin`;
+  const admin = `${sim.url}${ADMIN_PREFIX}`;
   return {
     url: sim.url,
     urls: {
-      us: `${sim.url}/developer/api`,
-      jp: `${sim.url}/jp/developer/api`,
-      storage: `${config.publicUrl ?? sim.url}/storage`,
+      us: `${sim.url}${US_API}`,
+      jp: `${sim.url}${JP_API}`,
+      storage: `${config.publicUrl ?? sim.url}${STORAGE_PREFIX}`,
       admin,
     },
     control: new ControlClient(admin, config.adminToken ? { adminToken: config.adminToken } : {}),

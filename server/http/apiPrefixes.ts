@@ -1,11 +1,18 @@
 import type { Region } from '../domain/apps.js';
 
 /**
- * Where the partner API is served, and which region each prefix emulates. Its own module so
- * the redirect loader (server/redirect/) can map live hosts without loading the server.
+ * Where each surface is served, and which region each partner-API prefix emulates. Its own
+ * module so the redirect loader, the CLI and the embedding API can name them without loading
+ * the server.
  */
 export const API_PREFIXES: ReadonlyArray<readonly [string, Region]> = [
   ['/developer/api', 'us'],
   ['/us/developer/api', 'us'],
   ['/jp/developer/api', 'jp'],
 ];
+
+/** The partner API of each region (the first prefix of each). */
+export const US_API = '/developer/api';
+export const JP_API = '/jp/developer/api';
+export const STORAGE_PREFIX = '/storage';
+export const ADMIN_PREFIX = '/__admin';

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { STORAGE_PREFIX } from '../app.js';
+import { STORAGE_PREFIX } from './apiPrefixes.js';
 import { s3ErrorXml } from './errorHandler.js';
 
 /**
