@@ -1,3 +1,4 @@
+import { DEFAULT_LIVE_HOST, LIVE_PREFIX } from '../../server/redirect/hosts.js';
 import type { Region, TargetKind } from './types.js';
 
 /** Raised when the environment does not describe a usable target; the message names the variables. */
@@ -17,9 +18,10 @@ export interface LiveSettings {
   audioUrl: string | undefined;
 }
 
+/** The live partner API base of each region (hosts named once, in server/redirect/hosts.ts). */
 export const LIVE_HOSTS: Record<Region, string> = {
-  us: 'https://platform-us.plaud.ai/developer/api',
-  jp: 'https://platform-jp.plaud.ai/developer/api',
+  us: `https://${DEFAULT_LIVE_HOST.us}${LIVE_PREFIX}`,
+  jp: `https://${DEFAULT_LIVE_HOST.jp}${LIVE_PREFIX}`,
 };
 
 /** Env variable per device state, for the live target. */

@@ -15,10 +15,17 @@ export const LIVE_HOSTS: Readonly<Record<string, Region>> = {
   'platform-us-pre.plaud.ai': 'us',
 };
 
+/** The production host of each region, where a client goes unless told otherwise. */
+export const DEFAULT_LIVE_HOST: Readonly<Record<Region, string>> = {
+  us: 'platform-us.plaud.ai',
+  jp: 'platform-jp.plaud.ai',
+};
+
 /** Maps a request URL to the simulator's, or undefined to leave the request alone. */
 export type Redirect = (url: URL) => URL | undefined;
 
-const LIVE_PREFIX = '/developer/api';
+/** Where every live host serves the partner API. */
+export const LIVE_PREFIX = '/developer/api';
 
 /** What the simulator puts before a live path for each region: '' for US, '/jp' for JP. */
 const regionRoot = (region: Region): string => {
