@@ -1,30 +1,98 @@
 /**
- * The state interface every domain module talks to. Reads are synchronous from memory (the
- * request path never waits on disk to read); writes update memory at once and resolve when
- * the record is durable. A shared backend for many instances can implement the same
- * interface later.
+ * The state interface every domain module talks to, shaped for a networked engine as much as
+ * for the embedded one: reads are asynchronous, invariants are kept by atomic `update`s (a row
+ * lock in PostgreSQL, a per-record chain in one process), and look-ups go by key or by a
+ * declared index (collections.ts), never by a scan of everything on the request path.
  *
- * Records are treated as immutable values: change one by `put`ting a new object.
+ * Records are treated as immutable values: change one by `put`ting (or `update`ing to) a new
+ * object. Domain modules never see SQL, files or maps: only this.
  */
+
+/** What an `update` decides: the next value (`null` deletes, absent leaves it) and a result. */
+export interface Change<T, R> {
+  next?: T | null;
+  result: R;
+}
+
 export interface Collection<T> {
   readonly name: string;
-  get(id: string): T | undefined;
-  has(id: string): boolean;
-  list(): T[];
-  /** Records for which `pred` holds, without copying the whole collection first. */
-  filter(pred: (value: T) => boolean): T[];
-  readonly size: number;
+  get(id: string): Promise<T | undefined>;
+  /** Records whose indexed `field` (declared in collections.ts) equals `value`. */
+  findBy(field: string, value: string): Promise<T[]>;
+  /** Every record: for the control API's listings and start-up checks, not the request path. */
+  list(): Promise<T[]>;
+  count(): Promise<number>;
   put(id: string, value: T): Promise<void>;
+  /** Store `value` unless a record with this id exists; resolves to whether it was stored. */
+  insert(id: string, value: T): Promise<boolean>;
   delete(id: string): Promise<boolean>;
-  /** Remove every record for which `pred` holds; resolves to how many were removed. */
-  deleteWhere(pred: (value: T) => boolean): Promise<number>;
+  /** Remove every record whose indexed `field` equals `value`; resolves to how many went. */
+  deleteBy(field: string, value: string): Promise<number>;
+  /**
+   * Read-modify-write of one record, atomic against every other writer of that record (other
+   * requests, other instances): `fn` sees the current value and decides the next one. `fn` is
+   * synchronous and may run more than once (a backend may retry it); when it throws, nothing
+   * is written and the error is the caller's.
+   */
+  update<R>(id: string, fn: (current: T | undefined) => Change<T, R>): Promise<R>;
+  /** Up to `limit` records with ids after `after`, in id order: how sweepers page through. */
+  page(after: string | undefined, limit: number): Promise<Array<[id: string, value: T]>>;
+}
+
+/**
+ * A small collection read on every request (apps, clocks, the instance record, fault rules):
+ * every instance keeps a mirror it reads synchronously with `peek`. Writes go through the
+ * store as for any collection and update the local mirror at once; `Store.sync` brings the
+ * mirror up to date with what other instances wrote.
+ */
+export interface MirroredCollection<T> extends Collection<T> {
+  peek(id: string): T | undefined;
+  peekAll(): IterableIterator<T>;
+  readonly size: number;
+  /** Called after the mirror changed, with the record's new value (undefined: deleted). */
+  onChange(listener: (id: string, value: T | undefined) => void): void;
+}
+
+/** A request journal entry as the control API shows it (admin.openapi.yaml JournalEntry). */
+export type JournalEntry = import('../spec/admin-types.js').components['schemas']['JournalEntry'];
+
+export interface JournalQuery {
+  operation?: string | undefined;
+  status?: number | undefined;
+  /** Epoch ms (simulated clock): entries received at or after it. */
+  sinceMs?: number | undefined;
+  clientId?: string | undefined;
+  limit?: number | undefined;
+}
+
+/**
+ * Where the request journal lives: the last `capacity` entries of each app ("ring"), plus a
+ * ring for requests that belong to no app (`ring` undefined). Ids (`req_…`) are given by the
+ * log, so they are unique across every instance sharing it.
+ */
+export interface JournalLog {
+  add(entry: Omit<JournalEntry, 'id'>, timeMs: number, ring?: string): Promise<JournalEntry>;
+  /** Entries matching every given filter, newest first (an app's ring plus its unverified strays). */
+  list(q?: JournalQuery): Promise<JournalEntry[]>;
+  /** Drop every entry, or one app's (its ring and its strays); resolves to how many went. */
+  clear(clientId?: string): Promise<number>;
 }
 
 export interface Store {
-  readonly kind: 'file' | 'memory';
-  /** Where records live on disk, when they do. */
+  readonly kind: 'file' | 'memory' | 'postgres';
+  /** Where records live (a folder, or a redacted database URL), when they live anywhere. */
   readonly location: string | undefined;
+  /** True when other processes may share this state (PostgreSQL). */
+  readonly shared: boolean;
   collection<T>(name: string): Collection<T>;
+  mirrored<T>(name: string): MirroredCollection<T>;
+  /** The request journal kept with this store (memory rings for the embedded stores). */
+  journal(capacity: number): JournalLog;
+  /**
+   * Bring every mirror up to date with writes other instances committed before this call.
+   * Single-process stores return undefined, so the request path has nothing to wait for.
+   */
+  sync(): Promise<void> | undefined;
   /** Drop every record of every collection. */
   clear(): Promise<void>;
   /** Resolve once every write issued so far is durable. */
@@ -32,7 +100,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** Names become file names in the file store, so keep them to a safe alphabet. */
+/** Names become file names and SQL literals, so keep them to a safe alphabet. */
 export function assertCollectionName(name: string): void {
   if (!/^[a-z][a-zA-Z0-9_-]{0,40}$/.test(name)) throw new Error(`invalid collection name: ${name}`);
 }

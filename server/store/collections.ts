@@ -1,0 +1,56 @@
+/**
+ * Every collection the simulator keeps, named once with what a backend needs to know about
+ * it: the fields looked up by `findBy`/`deleteBy` (a PostgreSQL store indexes them; dotted
+ * paths reach into nested objects), whether every instance mirrors it (store.ts,
+ * MirroredCollection), and whether it must survive a restart of the embedded store.
+ */
+export interface CollectionSpec {
+  /** Fields looked up with findBy/deleteBy: `client_id`, `owner.client_id`… */
+  readonly indexes: readonly string[];
+  /** Small and read on every request: mirrored in each instance, read with `peek`. */
+  readonly mirrored: boolean;
+  /** False: the embedded store keeps it in memory only (a restart forgets it, as a gateway would). */
+  readonly durable: boolean;
+}
+
+const spec = (s: Partial<CollectionSpec> = {}): CollectionSpec => ({
+  indexes: s.indexes ?? [],
+  mirrored: s.mirrored ?? false,
+  durable: s.durable ?? true,
+});
+
+export const COLLECTIONS = {
+  /** The instance record (master secret, generation, instance clock): one record `instance`. */
+  meta: spec({ mirrored: true }),
+  apps: spec({ mirrored: true }),
+  clocks: spec({ mirrored: true }),
+  faults: spec({ mirrored: true, indexes: ['match.client_id'] }),
+  devices: spec({ indexes: ['owner.client_id'] }),
+  refreshTokens: spec({ indexes: ['client_id'] }),
+  uploads: spec({ indexes: ['client_id'] }),
+  uploadParts: spec({ indexes: ['upload_id', 'client_id'] }),
+  files: spec({ indexes: ['client_id'] }),
+  transcriptions: spec({ indexes: ['client_id'] }),
+  transcripts: spec(),
+  /** Rate-limit windows, one record per client id and limit group. */
+  rateWindows: spec({ durable: false, indexes: ['client_id'] }),
+} as const satisfies Record<string, CollectionSpec>;
+
+export type CollectionName = keyof typeof COLLECTIONS;
+
+/** The spec of a collection; an unknown name is a programming error, not a request's fault. */
+export function collectionSpec(name: string): CollectionSpec {
+  const s = (COLLECTIONS as Record<string, CollectionSpec>)[name];
+  if (!s) throw new Error(`collection ${name} is not declared in store/collections.ts`);
+  return s;
+}
+
+/** The value of a (dotted) indexed field of a record, as the text a backend compares. */
+export function indexValue(record: unknown, field: string): string | undefined {
+  let v: unknown = record;
+  for (const part of field.split('.')) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[part];
+  }
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
+}
