@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { FaultService } from './control/faults.js';
-import { Journal } from './control/journal.js';
 import { RateLimiter } from './control/rateLimiter.js';
 import type { SimClock } from './core/clock.js';
 import { SimError } from './core/errors.js';
@@ -16,7 +15,7 @@ import { readFixture } from './spec/fixtures.js';
 import { apiSpec } from './spec/openapi.js';
 import { openBlobStore } from './storage/blobStore.js';
 import { StorageService } from './storage/storageService.js';
-import type { Store } from './store/store.js';
+import type { JournalLog, Store } from './store/store.js';
 import { TranscriptionService } from './transcription/service.js';
 import { TranscriptLibrary } from './transcription/transcripts.js';
 
@@ -49,7 +48,7 @@ export interface Services {
   // [services:fields:transcriptions]
   /** Fault rules (stored), request journal and live limits (in memory): the control plane. */
   faults: FaultService;
-  journal: Journal;
+  journal: JournalLog;
   rateLimits: RateLimiter;
   // [services:fields:control]
   /** Every stateful service, in the order resets and seeding run. */
@@ -102,8 +101,12 @@ export function createServices(deps: CoreDeps): Services {
     random.fork('faults'),
     () => new Set(apiSpec().operations.keys()),
   );
-  const journal = new Journal(config.journalSize);
-  const rateLimits = new RateLimiter(clockOf);
+  const journal = store.journal(config.journalSize);
+  const journalLifecycle: Lifecycle = {
+    resetAll: async () => void (await journal.clear()),
+    resetApp: async (clientId) => void (await journal.clear(clientId)),
+  };
+  const rateLimits = new RateLimiter(store, clockOf);
   // [services:create:control]
   return {
     deps,
@@ -127,7 +130,7 @@ export function createServices(deps: CoreDeps): Services {
       transcripts,
       transcriptions,
       faults,
-      journal,
+      journalLifecycle,
       rateLimits,
     ],
   };

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { type AppDeps, createApp } from './app.js';
 import type { Config } from './config.js';
-import { SimClock } from './core/clock.js';
 import { Housekeeper } from './core/housekeeper.js';
 import { createLogger } from './core/logger.js';
 import { Random } from './core/random.js';
@@ -40,7 +39,8 @@ export async function createSimulator(
     new Random(config.seed === undefined ? undefined : `${config.seed}/boot`),
     (m) => logger.warn(m),
   );
-  const clock = new SimClock(instance.clockOffsetMs, Date.now, instance.clockFrozenAt, instance.clockShiftMs);
+  const clock = instance.makeClock();
+  instance.follow(clock);
   // The generation makes ids of a restarted instance differ from those it already handed out.
   const random = new Random(config.seed === undefined ? undefined : `${config.seed}#${instance.generation}`);
   const deps = { config, clock, random, store, logger, instance };
@@ -55,11 +55,20 @@ export async function createSimulator(
     clock,
     [
       // Per-app state is judged on each record's own app clock; `now` only paces the rounds.
-      { name: 'abandoned uploads', sweep: (_now, budget) => services.storage.sweep(budget) },
-      { name: 'expired refresh tokens', sweep: (_now, budget) => services.tokens.sweepExpired(budget) },
+      {
+        name: 'abandoned uploads',
+        sweep: (_now, budget) => services.storage.sweep(budget),
+        more: () => services.storage.sweepBehind,
+      },
+      {
+        name: 'expired refresh tokens',
+        sweep: (_now, budget) => services.tokens.sweepExpired(budget),
+        more: () => services.tokens.sweepBehind,
+      },
       {
         name: 'expired transcriptions',
         sweep: (_now, budget) => services.transcriptions.sweepExpired(budget),
+        more: () => services.transcriptions.sweepBehind,
       },
     ],
     undefined,

@@ -16,9 +16,9 @@ export const controlHandlers = {
     return { status: 204 };
   },
 
-  listRequests: ({ query, services }) => ({
+  listRequests: async ({ query, services }) => ({
     status: 200,
-    body: services.journal.list({
+    body: await services.journal.list({
       operation: query.operation,
       status: query.status,
       sinceMs: query.since === undefined ? undefined : Date.parse(query.since),
@@ -27,8 +27,8 @@ export const controlHandlers = {
     }),
   }),
 
-  clearRequests: ({ query, services }) => {
-    services.journal.clear(query.client_id);
+  clearRequests: async ({ query, services }) => {
+    await services.journal.clear(query.client_id);
     return { status: 204 };
   },
 } satisfies Handlers;

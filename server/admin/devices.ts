@@ -3,13 +3,13 @@ import type { Handlers } from '../http/types.js';
 
 /** Control API over the device registry: arrange any binding state, inspect it, forget it. */
 export const deviceAdminHandlers = {
-  listDevices: ({ services }) => ({ status: 200, body: services.devices.list() }),
+  listDevices: async ({ services }) => ({ status: 200, body: await services.devices.list() }),
 
-  getDevice: ({ params, services }) => ({ status: 200, body: services.devices.get(params.sn) }),
+  getDevice: async ({ params, services }) => ({ status: 200, body: await services.devices.get(params.sn) }),
 
-  getDeviceRecovery: ({ params, services }) => ({
+  getDeviceRecovery: async ({ params, services }) => ({
     status: 200,
-    body: deviceRecovery(services.devices, params.sn),
+    body: await deviceRecovery(services.devices, params.sn),
   }),
 
   putDevice: async ({ body, params, services }) => ({

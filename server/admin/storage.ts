@@ -3,8 +3,8 @@ import { storageInventory } from '../storage/inventory.js';
 
 /** Control API over the fake bucket: read-only (sessions, parts, completed files). */
 export const storageAdminHandlers = {
-  listUploads: ({ query, services, publicUrl }) => ({
+  listUploads: async ({ query, services, publicUrl }) => ({
     status: 200,
-    body: storageInventory(services.storage, query.client_id, publicUrl),
+    body: await storageInventory(services.storage, query.client_id, publicUrl),
   }),
 } satisfies Handlers;

@@ -2,7 +2,7 @@ import type { Handlers } from '../http/types.js';
 
 /** Control API: transcripts attached to audio by MD5 (rules in transcription/transcripts.ts). */
 export const transcriptAdminHandlers = {
-  listTranscripts: ({ services }) => ({ status: 200, body: services.transcripts.list() }),
+  listTranscripts: async ({ services }) => ({ status: 200, body: await services.transcripts.list() }),
 
   putTranscript: async ({ body, params, services }) => ({
     status: 200,

@@ -30,26 +30,35 @@ const first = (v: unknown): string | undefined =>
  * The app a request belongs to: the authenticated app on the partner API; on the storage
  * host (no credentials) the owner of the upload session or file the presigned URL names.
  */
-export function requestClientId(services: Services, req: Request, res: Response): string | undefined {
+export async function requestClientId(
+  services: Services,
+  req: Request,
+  res: Response,
+): Promise<string | undefined> {
   const sim = simLocals(res);
   if (sim.auth?.app) return sim.auth.app.client_id;
   if (!sim.op?.storage) return undefined;
+  sim.storageOwner ??= (await storageOwner(services, sim.op.id, req)) ?? null;
+  return sim.storageOwner ?? undefined;
+}
+
+async function storageOwner(services: Services, op: string, req: Request): Promise<string | undefined> {
   const storage = services.storage;
-  if (sim.op.id === 'uploadPart') {
+  if (op === 'uploadPart') {
     const uploadId = first(req.query.uploadId);
-    return uploadId ? storage.uploads.get(uploadId)?.client_id : undefined;
+    return uploadId ? (await storage.uploads.get(uploadId))?.client_id : undefined;
   }
   // From the URL, not req.params: the journal asks after the router has let go of them.
   const fileId = /\/files\/([^/?]+)/.exec(req.originalUrl)?.[1];
-  return fileId ? storage.files.get(decodeURIComponent(fileId))?.client_id : undefined;
+  return fileId ? (await storage.files.get(decodeURIComponent(fileId)))?.client_id : undefined;
 }
 
-function subjectOf(services: Services, op: string, req: Request, res: Response): FaultSubject {
+async function subjectOf(services: Services, op: string, req: Request, res: Response): Promise<FaultSubject> {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const part = first(req.query.partNumber);
   return {
     operation: op,
-    client_id: requestClientId(services, req, res),
+    client_id: await requestClientId(services, req, res),
     sn: first(req.query.sn) ?? (typeof body.sn === 'string' ? body.sn : undefined),
     part_number: part !== undefined && /^\d+$/.test(part) ? Number(part) : undefined,
     user_id: typeof body.user_id === 'string' ? body.user_id : undefined,
@@ -69,7 +78,7 @@ export function faultHook(services: Services): OperationHook {
     const effect =
       header !== undefined
         ? parseFaultHeader(header, op.id)
-        : await services.faults.pick(subjectOf(services, op.id, req, res));
+        : await services.faults.pick(await subjectOf(services, op.id, req, res));
     if (!effect) return false;
     const sim = simLocals(res);
     const shaped =

@@ -7,7 +7,7 @@ interface Rule extends IndexedRule {
 }
 
 async function setup() {
-  const rules = new MemoryStore().collection<Rule>('faults');
+  const rules = new MemoryStore().mirrored<Rule>('faults');
   const index = new FaultIndex(rules);
   const add = async (id: string, operation: string, client_id?: string) => {
     const rule: Rule = {
@@ -18,7 +18,6 @@ async function setup() {
       ...(client_id ? { match: { client_id } } : {}),
     };
     await rules.put(id, rule);
-    index.add(rule);
   };
   const ids = (op: string, app?: string) => [...index.candidates(op, app)].map((r) => r.id);
   return { rules, index, add, ids };
@@ -43,11 +42,18 @@ describe('FaultIndex', () => {
     expect(ids('getBinding', 'app-b')).toHaveLength(1003);
   });
 
+  it('follows the mirror: a rule written by anyone is found, an older one rebuilds the index', async () => {
+    const { rules, ids } = await setup();
+    await rules.put('late', { id: 'late', seq: 10, operation: 'getBinding', hits: 0 });
+    await rules.put('early', { id: 'early', seq: 5, operation: 'getBinding', hits: 0 });
+    expect(ids('getBinding', 'app-a')).toEqual(['early', 'late']);
+  });
+
   it('hands out rules as stored now, and rebuilds after deletes and on a fresh start', async () => {
     const { rules, index, add, ids } = await setup();
     await add('a1', 'getBinding', 'app-a');
     await add('any1', 'getBinding');
-    await rules.put('a1', { ...rules.get('a1')!, hits: 5 });
+    await rules.put('a1', { ...rules.peek('a1')!, hits: 5 });
     expect([...index.candidates('getBinding', 'app-a')][0]!.hits).toBe(5);
     await rules.delete('any1');
     expect(ids('getBinding', 'app-a')).toEqual(['a1']); // a removed rule is skipped even before a rebuild

@@ -1,4 +1,4 @@
-import type { Collection } from '../store/store.js';
+import type { MirroredCollection } from '../store/store.js';
 
 /** What the index needs of a stored rule. */
 export interface IndexedRule {
@@ -19,16 +19,24 @@ const ANY_APP = '';
 /**
  * Rule ids by operation, then by the app they are scoped to (or to every app), each list in
  * creation order. A request looks only at the rules of its operation scoped to its app or to
- * every app: 10,000 rules of another app cost it nothing. The collection stays the truth
- * (counts change there); the index only says where to look, and is rebuilt on first use after
- * anything but an append changed the set of rules (deletes, clears, resets: control calls).
+ * every app: 10,000 rules of another app cost it nothing. The mirror stays the truth (counts
+ * change there); the index only says where to look. It follows the mirror's changes (also
+ * those other instances made): a new rule after every known one is appended, a deleted one
+ * makes it rebuild on first use (deletes, clears, resets: control calls).
  */
 export class FaultIndex<R extends IndexedRule> {
   private byOp = new Map<string, Map<string, Entry[]>>();
   private maxSeq = 0;
   private stale = true;
 
-  constructor(private readonly rules: Collection<R>) {}
+  private readonly known = new Set<string>();
+
+  constructor(private readonly rules: MirroredCollection<R>) {
+    rules.onChange((id, rule) => {
+      if (rule === undefined) this.invalidate();
+      else if (!this.known.has(id)) this.add(rule);
+    });
+  }
 
   /** The set of rules changed in a way `add` does not describe. */
   invalidate(): void {
@@ -41,10 +49,11 @@ export class FaultIndex<R extends IndexedRule> {
     return this.maxSeq + 1;
   }
 
-  /** A rule just stored with `nextSeq()`: appended, no rebuild. */
-  add(rule: R): void {
+  /** A rule new to the mirror: appended when it comes after every known one, else a rebuild. */
+  private add(rule: R): void {
     if (this.stale) return;
-    this.append(rule);
+    if (rule.seq > this.maxSeq) this.append(rule);
+    else this.invalidate();
   }
 
   /** Rules of `operation` that could apply to `clientId`, in creation order, as stored now. */
@@ -59,7 +68,7 @@ export class FaultIndex<R extends IndexedRule> {
     let j = 0;
     while (i < all.length || j < own.length) {
       const next = j >= own.length || (i < all.length && all[i]!.seq < own[j]!.seq) ? all[i++]! : own[j++]!;
-      const rule = this.rules.get(next.id);
+      const rule = this.rules.peek(next.id);
       if (rule) yield rule;
     }
   }
@@ -67,8 +76,9 @@ export class FaultIndex<R extends IndexedRule> {
   private fresh(): void {
     if (!this.stale) return;
     this.byOp = new Map();
+    this.known.clear();
     this.maxSeq = 0;
-    for (const r of this.rules.list().sort((a, b) => a.seq - b.seq)) this.append(r);
+    for (const r of [...this.rules.peekAll()].sort((a, b) => a.seq - b.seq)) this.append(r);
     this.stale = false;
   }
 
@@ -85,6 +95,7 @@ export class FaultIndex<R extends IndexedRule> {
       apps.set(key, list);
     }
     list.push({ id: r.id, seq: r.seq });
+    this.known.add(r.id);
     this.maxSeq = Math.max(this.maxSeq, r.seq);
   }
 }

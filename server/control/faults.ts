@@ -3,7 +3,7 @@ import { toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
 import type { components } from '../spec/admin-types.js';
-import type { Collection, Store } from '../store/store.js';
+import type { MirroredCollection, Store } from '../store/store.js';
 import { FaultIndex } from './faultIndex.js';
 
 export type FaultRule = components['schemas']['FaultRule'];
@@ -47,7 +47,8 @@ interface StoredFault extends Fault {
  * asks `pick` for an effect and carries it out.
  */
 export class FaultService {
-  private readonly rules: Collection<StoredFault>;
+  /** Mirrored: every request of the partner API looks for its rules. */
+  private readonly rules: MirroredCollection<StoredFault>;
   /** Where a request looks for its rules: only those of its operation and app (faultIndex.ts). */
   private readonly index: FaultIndex<StoredFault>;
   private readonly streams = new Map<string, Random>();
@@ -60,8 +61,12 @@ export class FaultService {
     /** operationIds of the partner API, to refuse rules that could never fire. */
     private readonly operations: () => ReadonlySet<string>,
   ) {
-    this.rules = store.collection<StoredFault>('faults');
+    this.rules = store.mirrored<StoredFault>('faults');
     this.index = new FaultIndex(this.rules);
+    // A rule gone (here or through another instance) takes its probability stream along.
+    this.rules.onChange((id, rule) => {
+      if (rule === undefined) this.streams.delete(id);
+    });
   }
 
   async create(rule: FaultRule): Promise<Fault> {
@@ -77,7 +82,6 @@ export class FaultService {
       seq,
     };
     await this.rules.put(id, stored);
-    this.index.add(stored);
     return publicView(stored);
   }
 
@@ -94,20 +98,15 @@ export class FaultService {
   }
 
   async delete(id: string): Promise<void> {
-    this.index.invalidate();
     if (!(await this.rules.delete(id))) throw SimError.notFound('FAULT_NOT_FOUND', `No fault rule ${id}`);
-    this.streams.delete(id);
   }
 
   /** Every rule, or with `clientId` only the rules scoped to that app. */
   async clear(clientId?: string): Promise<number> {
-    this.index.invalidate();
-    const removed = await this.rules.deleteWhere(
-      (r) => clientId === undefined || r.match?.client_id === clientId,
-    );
-    // Their probability streams go too, or every rule ever created would keep one.
-    for (const id of this.streams.keys()) if (!this.rules.has(id)) this.streams.delete(id);
-    return removed;
+    if (clientId !== undefined) return this.rules.deleteBy('match.client_id', clientId);
+    const ids = [...this.rules.peekAll()].map((r) => r.id);
+    const gone = await Promise.all(ids.map((id) => this.rules.delete(id)));
+    return gone.filter(Boolean).length;
   }
 
   /**
@@ -115,12 +114,11 @@ export class FaultService {
    * Outcome rules (`transcription_outcome`) are left to `outcomeFor`.
    */
   async pick(subject: FaultSubject): Promise<FaultEffect | undefined> {
-    const rule = this.firstHit(
+    const rule = await this.take(
       this.index.candidates(subject.operation, subject.client_id),
       (r) => !r.transcription_outcome && matches(r, subject),
     );
     if (!rule) return undefined;
-    await this.count(rule);
     return {
       id: rule.id,
       status: rule.status,
@@ -136,16 +134,14 @@ export class FaultService {
    * Consulted by the transcription service when an app submits a task: the state the task
    * must end in (or stay in), when an outcome rule of that app (or of every app) applies.
    */
-  outcomeFor(clientId: string): { status: TranscriptionOutcome; message?: string } | undefined {
-    const rule = this.firstHit(
+  async outcomeFor(clientId: string): Promise<{ status: TranscriptionOutcome; message?: string } | undefined> {
+    const rule = await this.take(
       this.index.candidates('createTranscription', clientId),
       (r) =>
         r.transcription_outcome !== undefined &&
         (r.match?.client_id === undefined || r.match.client_id === clientId),
     );
     if (!rule?.transcription_outcome) return undefined;
-    // The count is in memory at once; its durable write may finish after the answer.
-    this.count(rule).catch(() => {});
     return rule.message === undefined
       ? { status: rule.transcription_outcome }
       : { status: rule.transcription_outcome, message: rule.message };
@@ -165,7 +161,6 @@ export class FaultService {
 
   resetAll(): void {
     this.streams.clear();
-    this.index.invalidate();
   }
 
   async resetApp(clientId: string): Promise<void> {
@@ -173,17 +168,28 @@ export class FaultService {
   }
 
   private ordered(): StoredFault[] {
-    return this.rules.list().sort((a, b) => a.seq - b.seq);
+    return [...this.rules.peekAll()].sort((a, b) => a.seq - b.seq);
   }
 
-  /** First live rule of `rules` that `pred` accepts and that wins its probability draw. */
-  private firstHit(rules: Iterable<StoredFault>, pred: (r: StoredFault) => boolean): StoredFault | undefined {
+  /**
+   * First live rule of `rules` that `pred` accepts and that wins its probability draw, counted
+   * as applied. The count is an atomic update that checks `remaining` again: the mirror may be
+   * behind another instance's hits, and a rule with `times: 5` fires exactly 5 times in all.
+   * One found used up meanwhile is passed over for the next candidate.
+   */
+  private async take(rules: Iterable<StoredFault>, pred: (r: StoredFault) => boolean): Promise<StoredFault | undefined> {
     for (const r of rules) {
       if (r.remaining === 0 || !pred(r)) continue;
       if (r.probability !== undefined && r.probability < 1 && this.stream(r.id).next() >= r.probability) {
         continue;
       }
-      return r;
+      const counted = await this.rules.update(r.id, (cur) => {
+        if (!cur || cur.remaining === 0) return { result: undefined };
+        const remaining = cur.remaining === null || cur.remaining === undefined ? null : cur.remaining - 1;
+        const next = { ...cur, remaining, hits: cur.hits + 1 };
+        return { next, result: next };
+      });
+      if (counted) return counted;
     }
     return undefined;
   }
@@ -195,11 +201,6 @@ export class FaultService {
       this.streams.set(id, s);
     }
     return s;
-  }
-
-  private count(r: StoredFault): Promise<void> {
-    const remaining = r.remaining === null || r.remaining === undefined ? null : Math.max(0, r.remaining - 1);
-    return this.rules.put(r.id, { ...r, remaining, hits: r.hits + 1 });
   }
 
   /** What the schema cannot say: which combinations make sense. */

@@ -33,10 +33,10 @@ const LIMITS: Record<string, Limit & { what: string }> = {
  * uses up someone's quota.
  */
 export function rateLimitHook(limiter: RateLimiter): OperationHook {
-  return (op, _req, _res, auth) => {
+  return async (op, _req, _res, auth) => {
     const limit = LIMITS[op.id];
     if (!limit || !auth.app) return false;
-    const wait = limiter.take(auth.app.client_id, limit);
+    const wait = await limiter.take(auth.app.client_id, limit);
     if (wait === 0) return false;
     throw new SimError(
       429,

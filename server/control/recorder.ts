@@ -4,7 +4,7 @@ import { claimedClientId } from '../http/claimedClientId.js';
 import { simLocals } from '../http/types.js';
 import type { Services } from '../services.js';
 import { requestClientId } from './faultHook.js';
-import type { JournalEntry } from './journal.js';
+import type { JournalEntry } from '../store/store.js';
 import { redactHeaders, scrub, summarizeBody } from './redact.js';
 
 export type Surface = 'api' | 'storage' | 'admin';
@@ -39,20 +39,18 @@ export function requestRecorder(
     // A throw inside a 'close' listener is an uncaught exception: it would end the process
     // over one bad journal entry or log line. Recording is best effort; serving is not.
     res.once('close', () => {
-      try {
-        record();
-      } catch (e) {
+      record().catch((e: unknown) => {
         try {
           logger.error({ err: e, path: scrub(req.originalUrl) }, 'request not recorded');
         } catch {
           // The logger itself failed: nothing left to tell.
         }
-      }
+      });
     });
-    const record = () => {
+    const record = async () => {
       const sim = simLocals(res);
       const { status, error } = outcome(res);
-      const owner = surface === 'admin' ? {} : ownerOf(services, req, res, status);
+      const owner = surface === 'admin' ? {} : await ownerOf(services, req, res, status);
       const entry: Omit<JournalEntry, 'id'> = {
         time: toIso(receivedMs),
         operation: sim.op?.id ?? null,
@@ -72,7 +70,7 @@ export function requestRecorder(
       const body = summarizeBody(req.body, req.headers);
       if (body !== undefined) entry.body_summary = body;
       if (journaled) {
-        const saved = services.journal.add(entry, receivedMs, owner.ring);
+        const saved = await services.journal.add(entry, receivedMs, owner.ring);
         logger.info({ ...lineOf(saved), ...detail(logger.isLevelEnabled('debug'), saved) }, 'request');
       } else {
         logger.debug({ ...lineOf({ id: '-', ...entry }), surface: surface ?? 'other' }, 'request');
@@ -95,8 +93,8 @@ interface Owner {
  * `unverified`, always in the no-app ring: anyone can claim an id, so such requests must not
  * evict the app's own entries (or create rings); listing an app's journal still shows them.
  */
-function ownerOf(services: Services, req: Request, res: Response, status: number): Owner {
-  const found = requestClientId(services, req, res);
+async function ownerOf(services: Services, req: Request, res: Response, status: number): Promise<Owner> {
+  const found = await requestClientId(services, req, res);
   const refusedUrl = simLocals(res).op?.storage && status === 403;
   if (found !== undefined && !refusedUrl) return { clientId: found, ring: found };
   const claimed = found ?? claimedClientId(req);

@@ -75,6 +75,13 @@ export class SimClock implements Clock {
     }
   }
 
+  /** Exactly this state, as stored (another instance moved the shared clock). */
+  restore(offsetMs: number, frozenAtMs: number | undefined, shiftMs: number): void {
+    this.offset = offsetMs;
+    this.frozenAt = frozenAtMs;
+    this.shift = shiftMs;
+  }
+
   /** Back to real time plus `ms`, running. */
   setOffset(ms: number): void {
     this.frozenAt = undefined;

@@ -4,6 +4,8 @@ import type { Clock } from './clock.js';
 export interface Sweeper {
   name: string;
   sweep(nowMs: number, budget: number): Promise<number>;
+  /** True when the sweep looked at one page of many (store/pagedSweep.ts): go on at once. */
+  more?(): boolean;
 }
 
 export interface HousekeeperOptions {
@@ -83,7 +85,7 @@ export class Housekeeper {
     for (const s of this.sweepers) {
       try {
         const n = await s.sweep(now, this.opts.budget);
-        if (n >= this.opts.budget) this.behind = true;
+        if (n >= this.opts.budget || s.more?.()) this.behind = true;
         removed += n;
       } catch (e) {
         this.onError(e, s.name);

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
 import type { components } from '../spec/admin-types.js';
-import type { Collection, Store } from '../store/store.js';
+import type { MirroredCollection, Store } from '../store/store.js';
 
 type AdminSchemas = components['schemas'];
 
@@ -29,27 +29,28 @@ export function sameSecret(a: string, b: string): boolean {
  * exists in exactly one region and its credentials fail in the other.
  */
 export class AppRegistry {
-  private readonly apps: Collection<PartnerApp>;
+  /** Mirrored: every request authenticates against it. */
+  private readonly apps: MirroredCollection<PartnerApp>;
 
   constructor(
     store: Store,
     private readonly random: Random,
   ) {
-    this.apps = store.collection<PartnerApp>('apps');
+    this.apps = store.mirrored<PartnerApp>('apps');
   }
 
   get(clientId: string): PartnerApp | undefined {
-    return this.apps.get(clientId);
+    return this.apps.peek(clientId);
   }
 
   list(): PartnerApp[] {
-    return this.apps.list();
+    return [...this.apps.peekAll()];
   }
 
   async create(input: NewApp): Promise<PartnerApp> {
     const client_id = input.client_id ?? `client_${this.random.hex(8)}`;
-    if (this.apps.has(client_id))
-      throw SimError.conflict('APP_EXISTS', `An app with client_id ${client_id} exists`);
+    const exists = () => SimError.conflict('APP_EXISTS', `An app with client_id ${client_id} exists`);
+    if (this.apps.peek(client_id)) throw exists();
     const app: PartnerApp = {
       client_id,
       secret_key: input.secret_key ?? `sk_${this.random.token(24)}`,
@@ -61,7 +62,8 @@ export class AppRegistry {
       etag_quotes: input.etag_quotes ?? 'keep',
       strict_params: input.strict_params ?? false,
     };
-    await this.apps.put(client_id, app);
+    // insert: of two instances creating the same id at once, one gets the 409.
+    if (!(await this.apps.insert(client_id, app))) throw exists();
     return app;
   }
 
@@ -72,7 +74,7 @@ export class AppRegistry {
 
   /** Basic credentials → the app, or 401 CLIENT_NOT_FOUND (also for another region's app). */
   authenticateSecret(clientId: string, secret: string, region: Region): PartnerApp {
-    const app = this.apps.get(clientId);
+    const app = this.apps.peek(clientId);
     if (!app || app.region !== region || !sameSecret(app.secret_key, secret)) {
       throw SimError.unauthorized(
         'CLIENT_NOT_FOUND',
@@ -84,7 +86,7 @@ export class AppRegistry {
 
   /** X-Client-Id / X-Client-Api-Key → the app. */
   authenticateApiKey(clientId: string, apiKey: string, region: Region): PartnerApp {
-    const app = this.apps.get(clientId);
+    const app = this.apps.peek(clientId);
     if (!app || app.region !== region) {
       throw SimError.unauthorized('CLIENT_NOT_FOUND', 'Unknown client id for this region');
     }

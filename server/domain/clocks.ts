@@ -10,7 +10,7 @@ import {
 import { SimError } from '../core/errors.js';
 import type { Lifecycle } from '../core/lifecycle.js';
 import type { components } from '../spec/admin-types.js';
-import type { Collection, Store } from '../store/store.js';
+import type { MirroredCollection, Store } from '../store/store.js';
 import type { Instance } from './instance.js';
 
 export type ClockState = components['schemas']['ClockState'];
@@ -36,14 +36,15 @@ interface AppClockRecord {
  * instance clock. Records live in the store (collection `clocks`), one per moved app.
  */
 export class Clocks implements Lifecycle {
-  private readonly apps: Collection<AppClockRecord>;
+  /** Mirrored: clocks are read synchronously on every request. */
+  private readonly apps: MirroredCollection<AppClockRecord>;
 
   constructor(
     readonly instanceClock: SimClock,
     private readonly instance: Instance,
     store: Store,
   ) {
-    this.apps = store.collection<AppClockRecord>('clocks');
+    this.apps = store.mirrored<AppClockRecord>('clocks');
   }
 
   /** The clock of one app (the instance clock when the request belongs to no app). */
@@ -56,7 +57,7 @@ export class Clocks implements Lifecycle {
 
   state(clientId?: string): ClockState {
     const now = this.of(clientId).now();
-    const rec = clientId === undefined ? undefined : this.apps.get(clientId);
+    const rec = clientId === undefined ? undefined : this.apps.peek(clientId);
     // A running app's offset is exactly the instance's plus its own; reading real time twice
     // (now − Date.now()) could be a millisecond off.
     const offset =
@@ -98,46 +99,24 @@ export class Clocks implements Lifecycle {
   }
 
   private async changeApp(clientId: string, change: ClockChange): Promise<void> {
-    const base = this.instanceClock;
-    let rec = this.apps.get(clientId) ?? {
-      client_id: clientId,
-      offset_ms: 0,
-      frozen_at: null,
-      shift_at_freeze: 0,
-    };
-    const target = targetOf(change, this.nowOf(clientId));
-    // As for the instance clock: freeze first, so the frozen instant is exactly the target.
-    if (change.freeze === true && rec.frozen_at === null) {
-      rec = { ...rec, frozen_at: appNow(rec, base), shift_at_freeze: base.shiftMs };
-    }
-    if (target !== undefined) {
-      // An advance adds exactly its amount; a jump to `now` reads real time once, as SimClock.set.
-      const offset = 'advance_ms' in change ? rec.offset_ms + change.advance_ms : target - base.now();
-      rec =
-        rec.frozen_at === null
-          ? { ...rec, offset_ms: offset }
-          : { ...rec, frozen_at: target, shift_at_freeze: base.shiftMs };
-    }
-    if (change.freeze === false && rec.frozen_at !== null) {
-      rec = { ...rec, offset_ms: appNow(rec, base) - base.now(), frozen_at: null };
-    }
-    await this.apps.put(clientId, rec);
+    // update: two advances of one app's clock at once (two instances) both count.
+    await this.apps.update(clientId, (current) => ({ next: moved(current, clientId, change, this.instanceClock), result: undefined }));
   }
 
   private nowOf(clientId: string): number {
-    const rec = this.apps.get(clientId);
+    const rec = this.apps.peek(clientId);
     return rec ? appNow(rec, this.instanceClock) : this.instanceClock.now();
   }
 
   private isFrozen(clientId: string | undefined): boolean {
     if (clientId === undefined) return this.instanceClock.frozenAtMs !== undefined;
-    const rec = this.apps.get(clientId);
+    const rec = this.apps.peek(clientId);
     return rec ? rec.frozen_at !== null : this.instanceClock.frozenAtMs !== undefined;
   }
 
   /** Back to real time: every app clock dropped, the instance clock running at offset 0. */
   async resetAll(): Promise<void> {
-    await this.apps.deleteWhere(() => true);
+    for (const id of [...this.apps.peekAll()].map((r) => r.client_id)) await this.apps.delete(id);
     this.instanceClock.setOffset(0);
     await this.instance.update({ clockOffsetMs: 0, clockFrozenAt: null, clockShiftMs: 0 });
   }
@@ -145,6 +124,33 @@ export class Clocks implements Lifecycle {
   async resetApp(clientId: string): Promise<void> {
     await this.apps.delete(clientId);
   }
+}
+
+/** An app's clock record after `change` (checked first: a bad target throws, nothing changes). */
+function moved(
+  current: AppClockRecord | undefined,
+  clientId: string,
+  change: ClockChange,
+  base: SimClock,
+): AppClockRecord {
+  let rec = current ?? { client_id: clientId, offset_ms: 0, frozen_at: null, shift_at_freeze: 0 };
+  const target = targetOf(change, appNow(rec, base));
+  // As for the instance clock: freeze first, so the frozen instant is exactly the target.
+  if (change.freeze === true && rec.frozen_at === null) {
+    rec = { ...rec, frozen_at: appNow(rec, base), shift_at_freeze: base.shiftMs };
+  }
+  if (target !== undefined) {
+    // An advance adds exactly its amount; a jump to `now` reads real time once, as SimClock.set.
+    const offset = 'advance_ms' in change ? rec.offset_ms + change.advance_ms : target - base.now();
+    rec =
+      rec.frozen_at === null
+        ? { ...rec, offset_ms: offset }
+        : { ...rec, frozen_at: target, shift_at_freeze: base.shiftMs };
+  }
+  if (change.freeze === false && rec.frozen_at !== null) {
+    rec = { ...rec, offset_ms: appNow(rec, base) - base.now(), frozen_at: null };
+  }
+  return rec;
 }
 
 /** An app's time, kept within 1970-9999 like the instance clock (a later instance move may push it). */

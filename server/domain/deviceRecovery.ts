@@ -6,7 +6,7 @@ import type { DeviceRegistry } from './devices.js';
  * in the reference helper partners copy (server/client/recovery.ts); the dashboard shows its
  * verdict through the control API instead of re-implementing it in the browser.
  */
-export function deviceRecovery(devices: DeviceRegistry, sn: string): RecoveryPlan {
-  const { is_bind, bind_history } = devices.get(sn);
+export async function deviceRecovery(devices: DeviceRegistry, sn: string): Promise<RecoveryPlan> {
+  const { is_bind, bind_history } = await devices.get(sn);
   return planRecovery({ is_bind, bind_history });
 }

@@ -59,43 +59,49 @@ export class DeviceRegistry implements Lifecycle {
   }
 
   /** Binding query: a serial that was never signed is the spec's bare 404. */
-  binding(ref: DeviceRef, from: Source): Binding {
-    const rec = this.lookup(ref, from);
+  async binding(ref: DeviceRef, from: Source): Promise<Binding> {
+    const rec = await this.devices.get(this.serialOf(ref, from));
     if (!rec) throw SimError.bareNotFound();
     return bindingOf(rec);
   }
 
   /** Register a serial (`is_bind: null`); a known serial is left as it is. */
   async sign(ref: DeviceRef, from: Source): Promise<Binding> {
-    const rec = this.lookup(ref, from);
-    if (rec) return bindingOf(rec);
-    const fresh = signedDevice(normalizeSerial(ref.sn), ref.type);
-    await this.devices.put(fresh.sn, fresh);
-    return bindingOf(fresh);
+    const sn = this.serialOf(ref, from);
+    // update: a serial signed twice at once is registered once, never overwritten.
+    return this.devices.update(sn, (rec) => {
+      if (rec) return { result: bindingOf(rec) };
+      const fresh = signedDevice(sn, ref.type);
+      return { next: fresh, result: bindingOf(fresh) };
+    });
   }
 
+  /**
+   * Atomic read-modify-write: of two users binding one free device at once, exactly one gets
+   * it and the other sees it bound (403 DEVICE_BOUND from `bound`), also across instances.
+   */
   async bind(ref: DeviceRef, from: Source, caller: DeviceOwner): Promise<BindAnswer> {
-    const next = bound(this.mustExist(ref, from), { sub: caller.sub, client_id: caller.client_id });
-    await this.devices.put(next.sn, next);
-    return bindAnswerOf(next);
+    return this.devices.update(this.serialOf(ref, from), (rec) => {
+      if (!rec) throw notFound();
+      const next = bound(rec, { sub: caller.sub, client_id: caller.client_id });
+      return { next, result: bindAnswerOf(next) };
+    });
   }
 
   async unbind(ref: DeviceRef, from: Source, caller: DeviceOwner): Promise<BindAnswer> {
-    const rec = this.mustExist(ref, from);
-    const next = unbound(rec, caller);
-    if (next !== rec) await this.devices.put(next.sn, next);
-    return bindAnswerOf(next);
+    return this.devices.update(this.serialOf(ref, from), (rec) => {
+      if (!rec) throw notFound();
+      const next = unbound(rec, caller);
+      return next === rec ? { result: bindAnswerOf(next) } : { next, result: bindAnswerOf(next) };
+    });
   }
 
-  list(): DeviceView[] {
-    return this.devices
-      .list()
-      .sort((a, b) => (a.sn < b.sn ? -1 : a.sn > b.sn ? 1 : 0))
-      .map(viewOf);
+  async list(): Promise<DeviceView[]> {
+    return (await this.devices.list()).sort((a, b) => (a.sn < b.sn ? -1 : a.sn > b.sn ? 1 : 0)).map(viewOf);
   }
 
-  get(sn: string): DeviceView {
-    const rec = this.devices.get(normalizeSerial(sn));
+  async get(sn: string): Promise<DeviceView> {
+    const rec = await this.devices.get(normalizeSerial(sn));
     if (!rec) throw notFound();
     return viewOf(rec);
   }
@@ -127,12 +133,19 @@ export class DeviceRegistry implements Lifecycle {
 
   /**
    * An app is being deleted: release every device one of its users holds (history kept), since
-   * nobody could unbind it afterwards. An admin call, so a scan of the registry is fine.
+   * nobody could unbind it afterwards. Each release re-checks the owner inside its update: a
+   * device rebound meanwhile stays with its new owner.
    */
   async releaseApp(clientId: string): Promise<number> {
-    const held = this.devices.filter((d) => d.owner?.client_id === clientId);
-    for (const rec of held) await this.devices.put(rec.sn, { ...rec, owner: null, released: true });
-    return held.length;
+    let released = 0;
+    for (const { sn } of await this.devices.findBy('owner.client_id', clientId)) {
+      released += await this.devices.update(sn, (rec) =>
+        rec?.owner?.client_id === clientId
+          ? { next: { ...rec, owner: null, released: true }, result: 1 }
+          : { result: 0 },
+      );
+    }
+    return released;
   }
 
   async remove(sn: string): Promise<void> {
@@ -160,21 +173,16 @@ export class DeviceRegistry implements Lifecycle {
   /** Load fixtures/devices.json through `put`, so fixtures obey the control API's rules. */
   async seed(dir: string): Promise<void> {
     for (const { sn, note: _note, ...state } of await this.fixtures(dir)) {
-      if (this.devices.has(normalizeSerial(sn))) continue;
+      if (await this.devices.get(normalizeSerial(sn))) continue;
       await this.put(sn, state);
     }
   }
 
-  private lookup(ref: DeviceRef, from: Source): DeviceRecord | undefined {
+  /** The normalized serial of `ref`, its type checked against it. */
+  private serialOf(ref: DeviceRef, from: Source): string {
     const sn = normalizeSerial(ref.sn);
     checkType(sn, ref.type, [from, 'type']);
-    return this.devices.get(sn);
-  }
-
-  private mustExist(ref: DeviceRef, from: Source): DeviceRecord {
-    const rec = this.lookup(ref, from);
-    if (!rec) throw notFound();
-    return rec;
+    return sn;
   }
 }
 

@@ -23,10 +23,10 @@ export type FileLookup =
 /** The simulator's own storage, as the transcription service reads it (never over HTTP). */
 export interface FileSource {
   /** Resolve a URL: undefined when it is not a URL of this storage; else checked as S3 would. */
-  lookup(fileUrl: string): FileLookup | undefined;
+  lookup(fileUrl: string): Promise<FileLookup | undefined>;
   /**
    * A file a URL already resolved to, by id, without the URL's signature or expiry: a task
    * reads its audio after the submission (or after a restart), when the URL may have expired.
    */
-  byId(fileId: string): FileLookup;
+  byId(fileId: string): Promise<FileLookup>;
 }

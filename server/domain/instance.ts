@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { isSimInstant } from '../core/clock.js';
+import { isSimInstant, SimClock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
-import type { Store } from '../store/store.js';
+import type { MirroredCollection, Store } from '../store/store.js';
 
 /**
  * Per-instance facts that must survive restarts: the master secret (token and URL signatures
@@ -29,9 +29,32 @@ const ID = 'instance';
 
 export class Instance {
   private constructor(
-    private readonly store: Store,
+    private readonly meta: MirroredCollection<InstanceRecord>,
     private rec: InstanceRecord,
-  ) {}
+  ) {
+    meta.onChange((id, value) => {
+      if (id === ID && value !== undefined && value !== this.rec) {
+        this.rec = value;
+        if (this.clock) applyClock(this.clock, value);
+      }
+    });
+  }
+
+  private clock: SimClock | undefined;
+
+  /**
+   * Keep `clock` on the stored instance clock: with a shared store another instance may move
+   * it, and its change arrives here through the mirror (Store.sync).
+   */
+  follow(clock: SimClock): void {
+    this.clock = clock;
+  }
+
+  /** The instance clock as stored, built the way every change from elsewhere is applied. */
+  makeClock(realNow: () => number = Date.now): SimClock {
+    const r = this.rec;
+    return new SimClock(r.clockOffsetMs, realNow, r.clockFrozenAt ?? undefined, r.clockShiftMs ?? 0);
+  }
 
   /**
    * Load (or create) the record and count this start. A record whose clock cannot be shown
@@ -43,14 +66,16 @@ export class Instance {
     bootRandom: Random,
     warn: (message: string) => void = () => {},
   ): Promise<Instance> {
-    const col = store.collection<InstanceRecord>('meta');
-    const prev = col.get(ID);
+    const meta = store.mirrored<InstanceRecord>('meta');
     const secretSource = bootRandom.secure ? 'random' : 'seed';
-    const rec: InstanceRecord = prev
-      ? repaired(prev, bootRandom, warn)
-      : { masterSecret: bootRandom.hex(32), secretSource, generation: 0, clockOffsetMs: 0, seeded: false };
-    await col.put(ID, rec);
-    return new Instance(store, rec);
+    // update: instances starting at once on one shared store each count their own start.
+    const rec = await meta.update(ID, (prev) => {
+      const next: InstanceRecord = prev
+        ? repaired(prev, bootRandom, warn)
+        : { masterSecret: bootRandom.hex(32), secretSource, generation: 0, clockOffsetMs: 0, seeded: false };
+      return { next, result: next };
+    });
+    return new Instance(meta, rec);
   }
 
   get generation(): number {
@@ -79,9 +104,17 @@ export class Instance {
   }
 
   async update(patch: Partial<Omit<InstanceRecord, 'masterSecret'>>): Promise<void> {
-    this.rec = { ...this.rec, ...patch };
-    await this.store.collection<InstanceRecord>('meta').put(ID, this.rec);
+    // Merged into the stored record, not ours: another instance may have changed other fields.
+    this.rec = await this.meta.update(ID, (current) => {
+      const next = { ...(current ?? this.rec), ...patch };
+      return { next, result: next };
+    });
   }
+}
+
+/** A stored instance clock onto the running SimClock (as boot builds it). */
+function applyClock(clock: SimClock, rec: InstanceRecord): void {
+  clock.restore(rec.clockOffsetMs, rec.clockFrozenAt ?? undefined, rec.clockShiftMs ?? 0);
 }
 
 /** The stored record, counted as one more start, with anything unusable replaced. */

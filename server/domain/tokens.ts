@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type ClockOf, epochSeconds } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import { type Random, stableUuid } from '../core/random.js';
+import { PagedSweep } from '../store/pagedSweep.js';
 import type { Collection, Store } from '../store/store.js';
 import type { AppRegistry, PartnerApp, Region } from './apps.js';
 import { type JwtClaims, signJwt, verifyJwt } from './jwt.js';
@@ -42,6 +43,7 @@ const subCache = new Map<string, string>();
 export class TokenService {
   private readonly cache = new Map<string, TokenClaims>();
   private readonly refresh: Collection<RefreshRecord>;
+  private readonly sweeping: PagedSweep<RefreshRecord>;
 
   constructor(
     store: Store,
@@ -52,6 +54,7 @@ export class TokenService {
     private readonly settings: TokenSettings,
   ) {
     this.refresh = store.collection<RefreshRecord>('refreshTokens');
+    this.sweeping = new PagedSweep(this.refresh);
   }
 
   /** The stable account id of a partner's user: same (client, user_id), same id, forever. */
@@ -99,15 +102,19 @@ export class TokenService {
 
   /** Exchange a refresh token (once) for a new partner token pair. */
   async refreshPartnerToken(app: PartnerApp, refreshToken: string) {
-    const key = hash(refreshToken);
-    const rec = this.refresh.get(key);
-    if (!rec || rec.client_id !== app.client_id || rec.exp_ms <= this.clockOf(app.client_id).now()) {
+    const now = this.clockOf(app.client_id).now();
+    // Use-once: the check and the delete are one update, so of two exchanges of one token
+    // (two requests, two instances) exactly one succeeds.
+    const valid = await this.refresh.update(hash(refreshToken), (rec) => {
+      if (!rec || rec.client_id !== app.client_id || rec.exp_ms <= now) return { result: false };
+      return { next: null, result: true };
+    });
+    if (!valid) {
       throw SimError.unauthorized(
         'INVALID_REFRESH_TOKEN',
         'Refresh token is unknown, used, expired or of another client',
       );
     }
-    await this.refresh.delete(key);
     return this.issuePartnerToken(app);
   }
 
@@ -154,19 +161,24 @@ export class TokenService {
   }
 
   /**
-   * Up to `budget` refresh tokens expired on their app's clock removed (the background housekeeper's
-   * work; an expired one is refused anyway). Resolves to how many went.
+   * Refresh tokens of one page (PagedSweep) expired on their app's clock removed (the
+   * background housekeeper's work; an expired one is refused anyway). Resolves to how many went.
    */
-  async sweepExpired(budget: number): Promise<number> {
-    let found = 0;
-    return this.refresh.deleteWhere(
-      (r) => found < budget && r.exp_ms <= this.clockOf(r.client_id).now() && ++found > 0,
+  sweepExpired(budget: number): Promise<number> {
+    return this.sweeping.run(
+      budget,
+      async (r, id) => r.exp_ms <= this.clockOf(r.client_id).now() && this.refresh.delete(id),
     );
+  }
+
+  /** The expired-token sweep has more tokens to look at this round. */
+  get sweepBehind(): boolean {
+    return this.sweeping.more;
   }
 
   /** Drop refresh tokens of one app (per-app reset) — access tokens simply stay valid. */
   async resetApp(clientId: string): Promise<void> {
-    await this.refresh.deleteWhere((r) => r.client_id === clientId);
+    await this.refresh.deleteBy('client_id', clientId);
   }
 
   resetAll(): void {

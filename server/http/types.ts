@@ -91,6 +91,11 @@ export interface SimLocals {
   fault?: { id: string; action?: string | undefined; shaped: boolean };
   /** Warnings of the reply (X-Sim-Warning), for the journal entry. */
   warnings?: string[];
+  /**
+   * Storage host: the app owning the upload or file the URL names (null: none), once looked
+   * up; fault matching and the journal both ask, the store is read once.
+   */
+  storageOwner?: string | null;
 }
 
 export function simLocals(res: Response): SimLocals {

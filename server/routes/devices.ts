@@ -6,9 +6,9 @@ import type { Handlers } from '../http/types.js';
  * account (`sub`) and its app (`client_id`).
  */
 export const deviceHandlers = {
-  getDeviceBinding: ({ query, services }) => ({
+  getDeviceBinding: async ({ query, services }) => ({
     status: 200,
-    body: services.devices.binding(query, 'query'),
+    body: await services.devices.binding(query, 'query'),
   }),
 
   signDeviceSerial: async ({ body, services }) => ({

@@ -75,7 +75,7 @@ async function serveFile(
   services: Services,
 ): Promise<undefined> {
   cors(res, 'ETag, Content-Length, Content-Range, Accept-Ranges');
-  const { file, range, open } = services.storage.download(fileId, rawQuery(req), header(req, 'range'));
+  const { file, range, open } = await services.storage.download(fileId, rawQuery(req), header(req, 'range'));
   res.status(range ? 206 : 200).set({
     'Content-Type': contentTypeOf(file.filetype),
     'Content-Length': String(range ? range.end - range.start + 1 : file.size),

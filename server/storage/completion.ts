@@ -31,11 +31,23 @@ export async function completeUpload(
   req: CompleteRequest,
   publicUrl: string,
 ) {
-  // One completion per upload at a time; a concurrent one sees the outcome of the first.
+  // One completion per upload at a time; a concurrent one sees the outcome of the first. The
+  // slot is taken before the first read, so nothing slips in while the checks await the store.
   for (let p = svc.completing.get(req.upload_id); p; p = svc.completing.get(req.upload_id)) {
     await p.catch(() => undefined);
   }
-  const s = svc.session(req.upload_id);
+  let release = () => {};
+  svc.completing.set(req.upload_id, new Promise<void>((r) => (release = r)));
+  try {
+    return await complete(svc, user, req, publicUrl);
+  } finally {
+    svc.completing.delete(req.upload_id);
+    release();
+  }
+}
+
+async function complete(svc: StorageService, user: TokenClaims, req: CompleteRequest, publicUrl: string) {
+  const s = await svc.session(req.upload_id);
   if (!s || s.file_id !== req.file_id || s.client_id !== user.client_id || s.sub !== user.sub) {
     throw noSuchUpload();
   }
@@ -54,8 +66,9 @@ export async function completeUpload(
       );
     }
   }
-  const parts: PartRecord[] = list.map((entry) => {
-    const rec = svc.parts.get(partKey(s.upload_id, entry.PartNumber));
+  const stored = await Promise.all(list.map((entry) => svc.parts.get(partKey(s.upload_id, entry.PartNumber))));
+  const parts: PartRecord[] = list.map((entry, i) => {
+    const rec = stored[i];
     if (!rec || rec.md5 !== bareEtag(entry.ETag).toLowerCase()) {
       throw SimError.badRequest(
         'InvalidPart',
@@ -82,45 +95,36 @@ export async function completeUpload(
     );
   }
 
-  const work = (async () => {
-    const built = await hashParts(
-      svc.blobs,
-      parts.map((p) => p.blob),
+  const built = await hashParts(
+    svc.blobs,
+    parts.map((p) => p.blob),
+  );
+  if (req.file_md5 !== undefined && req.file_md5 !== built.md5) {
+    throw SimError.badRequest(
+      'FILE_MD5_NOT_MATCH',
+      `file_md5 does not match the uploaded content (MD5 ${built.md5}).`,
     );
-    if (req.file_md5 !== undefined && req.file_md5 !== built.md5) {
-      throw SimError.badRequest(
-        'FILE_MD5_NOT_MATCH',
-        `file_md5 does not match the uploaded content (MD5 ${built.md5}).`,
-      );
-    }
-    const file: FileRecord = {
-      file_id: s.file_id,
-      client_id: s.client_id,
-      sub: s.sub,
-      filetype: s.filetype,
-      size: built.size,
-      md5: built.md5,
-      etag: multipartEtag(parts.map((p) => p.md5)),
-      upload_id: s.upload_id,
-      parts: parts.map((p) => ({ blob: p.blob, size: p.size })),
-      created_ms: svc.clockOf(s.client_id).now(),
-    };
-    // The file record is the commit point (from then on the session counts as gone, even if a
-    // crash keeps its records); then the session's records go, and the blobs the file uses stay.
-    await svc.files.put(file.file_id, file);
-    await dropUpload(svc, s);
-    return file;
-  })();
-  svc.completing.set(s.upload_id, work);
-  try {
-    const file = await work;
-    return {
-      FileId: file.file_id,
-      FileType: file.filetype,
-      DownloadUrl: svc.downloadUrl(file, publicUrl),
-      FileMd5: file.md5,
-    };
-  } finally {
-    svc.completing.delete(s.upload_id);
   }
+  const file: FileRecord = {
+    file_id: s.file_id,
+    client_id: s.client_id,
+    sub: s.sub,
+    filetype: s.filetype,
+    size: built.size,
+    md5: built.md5,
+    etag: multipartEtag(parts.map((p) => p.md5)),
+    upload_id: s.upload_id,
+    parts: parts.map((p) => ({ blob: p.blob, size: p.size })),
+    created_ms: svc.clockOf(s.client_id).now(),
+  };
+  // The file record is the commit point (from then on the session counts as gone, even if a
+  // crash keeps its records); then the session's records go, and the blobs the file uses stay.
+  await svc.files.put(file.file_id, file);
+  await dropUpload(svc, s);
+  return {
+    FileId: file.file_id,
+    FileType: file.filetype,
+    DownloadUrl: svc.downloadUrl(file, publicUrl),
+    FileMd5: file.md5,
+  };
 }

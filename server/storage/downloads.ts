@@ -21,10 +21,14 @@ const noSuchKey = () => SimError.notFound('NoSuchKey', 'The specified key does n
 export const filePath = (fileId: string): string => `/files/${fileId}`;
 
 /** GET/HEAD of a DownloadUrl: signature first (a HEAD may use the GET URL), then the key. */
-export function resolveDownload(svc: StorageService, fileId: string, query: URLSearchParams): FileRecord {
+export async function resolveDownload(
+  svc: StorageService,
+  fileId: string,
+  query: URLSearchParams,
+): Promise<FileRecord> {
   // Checked before the key, as S3 does, on the clock of the app the URL was signed for.
   svc.presigner.verify('GET', filePath(fileId), query, svc.urlNow);
-  const file = svc.files.get(fileId);
+  const file = await svc.files.get(fileId);
   if (!file) throw noSuchKey();
   return file;
 }
@@ -33,13 +37,13 @@ export function resolveDownload(svc: StorageService, fileId: string, query: URLS
  * A download as S3 serves it: the whole object, or the one `Range` asked for (206); a range
  * that starts past the end is 416 InvalidRange, with the size in `Content-Range`.
  */
-export function download(
+export async function download(
   svc: StorageService,
   fileId: string,
   query: URLSearchParams,
   rangeHeader: string | undefined,
-): Download {
-  const file = resolveDownload(svc, fileId, query);
+): Promise<Download> {
+  const file = await resolveDownload(svc, fileId, query);
   const range = parseRange(rangeHeader, file.size);
   if (range === 'unsatisfiable') {
     throw new SimError(416, 'InvalidRange', 'The requested range is not satisfiable', {
@@ -67,7 +71,7 @@ function found(svc: StorageService, file: FileRecord): FileLookup {
 }
 
 /** FileSource.lookup: resolve a DownloadUrl of this simulator without going through HTTP. */
-export function lookupUrl(svc: StorageService, fileUrl: string): FileLookup | undefined {
+export async function lookupUrl(svc: StorageService, fileUrl: string): Promise<FileLookup | undefined> {
   let url: URL;
   try {
     url = new URL(fileUrl);
@@ -77,7 +81,7 @@ export function lookupUrl(svc: StorageService, fileUrl: string): FileLookup | un
   const m = /\/storage\/files\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
   if (!m || !isOurCredential(url.searchParams.get('X-Amz-Credential'))) return undefined;
   try {
-    return found(svc, resolveDownload(svc, m[1]!, url.searchParams));
+    return found(svc, await resolveDownload(svc, m[1]!, url.searchParams));
   } catch (e) {
     if (!(e instanceof SimError)) throw e;
     if (e.code === 'AccessDenied') return { status: 'expired', reason: e.message };
@@ -87,7 +91,7 @@ export function lookupUrl(svc: StorageService, fileUrl: string): FileLookup | un
 }
 
 /** FileSource.byId: a file a URL already resolved to, read again later (no signature). */
-export function lookupId(svc: StorageService, fileId: string): FileLookup {
-  const file = svc.files.get(fileId);
+export async function lookupId(svc: StorageService, fileId: string): Promise<FileLookup> {
+  const file = await svc.files.get(fileId);
   return file ? found(svc, file) : { status: 'missing', reason: noSuchKey().message };
 }

@@ -1,3 +1,4 @@
+import type { PagedSweep } from '../store/pagedSweep.js';
 import { type FileRecord, partKey, type UploadRecord, uploadPrefix } from './records.js';
 import type { StorageService } from './storageService.js';
 
@@ -6,8 +7,8 @@ import type { StorageService } from './storageService.js';
  * session still on record next to it is one a crash left behind between the two writes, and
  * counts as gone (its blobs are the file's now).
  */
-export function committedFile(svc: StorageService, s: UploadRecord): FileRecord | undefined {
-  const file = svc.files.get(s.file_id);
+export async function committedFile(svc: StorageService, s: UploadRecord): Promise<FileRecord | undefined> {
+  const file = await svc.files.get(s.file_id);
   return file?.upload_id === s.upload_id ? file : undefined;
 }
 
@@ -16,44 +17,41 @@ export function committedFile(svc: StorageService, s: UploadRecord): FileRecord 
  * file's blobs stay and only the unused ones (parts uploaded again, parts not listed) go.
  */
 export async function dropUpload(svc: StorageService, s: UploadRecord): Promise<void> {
-  const file = committedFile(svc, s);
+  const file = await committedFile(svc, s);
   await svc.uploads.delete(s.upload_id);
-  const keys = Array.from({ length: s.part_count }, (_, i) => partKey(s.upload_id, i + 1));
-  const blobs = keys.map((k) => svc.parts.get(k)?.blob);
-  await Promise.all(keys.map((k) => svc.parts.delete(k)));
+  const parts = await svc.parts.findBy('upload_id', s.upload_id);
+  await Promise.all(parts.map((p) => svc.parts.delete(partKey(p.upload_id, p.part_number))));
   if (!file) {
     await svc.blobs.deletePrefix(uploadPrefix(s.upload_id));
     return;
   }
   const keep = new Set(file.parts.map((p) => p.blob));
-  const unused = blobs.filter((b): b is string => b !== undefined && !keep.has(b));
+  const unused = parts.map((p) => p.blob).filter((b) => !keep.has(b));
   await Promise.all(unused.map((b) => svc.blobs.delete(b)));
 }
 
 /**
- * Up to `budget` sessions past their lifetime on their own app's clock (and not being
- * completed), removed with their bytes; the background housekeeper (core/housekeeper.ts)
- * calls this, never a client request. The scan only compares numbers; the removals are what
- * the budget bounds.
+ * The sessions of one page (see PagedSweep) past their lifetime on their own app's clock (and
+ * not being completed), removed with their bytes; the background housekeeper
+ * (core/housekeeper.ts) calls this, never a client request.
  */
-export async function sweepAbandoned(svc: StorageService, budget: number): Promise<number> {
-  let found = 0;
-  const stale = svc.uploads.filter(
-    (s) =>
-      found < budget &&
-      s.expires_ms <= svc.clockOf(s.client_id).now() &&
-      !svc.completing.has(s.upload_id) &&
-      ++found > 0,
-  );
-  for (const s of stale) await dropUpload(svc, s);
-  return stale.length;
+export function sweepAbandoned(
+  svc: StorageService,
+  sweep: PagedSweep<UploadRecord>,
+  budget: number,
+): Promise<number> {
+  return sweep.run(budget, async (s) => {
+    if (s.expires_ms > svc.clockOf(s.client_id).now() || svc.completing.has(s.upload_id)) return false;
+    await dropUpload(svc, s);
+    return true;
+  });
 }
 
 /** A per-app reset: the app's sessions, parts and files, with their bytes. */
 export async function dropApp(svc: StorageService, clientId: string): Promise<void> {
-  for (const s of svc.uploads.filter((u) => u.client_id === clientId)) await dropUpload(svc, s);
-  await svc.parts.deleteWhere((p) => p.client_id === clientId);
-  for (const f of svc.files.filter((x) => x.client_id === clientId)) {
+  for (const s of await svc.uploads.findBy('client_id', clientId)) await dropUpload(svc, s);
+  await svc.parts.deleteBy('client_id', clientId);
+  for (const f of await svc.files.findBy('client_id', clientId)) {
     await svc.files.delete(f.file_id);
     await svc.blobs.deletePrefix(uploadPrefix(f.upload_id));
   }

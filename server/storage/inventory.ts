@@ -1,5 +1,6 @@
 import { toIso } from '../core/clock.js';
 import type { components } from '../spec/admin-types.js';
+import type { Collection } from '../store/store.js';
 import type { PartRecord } from './records.js';
 import type { StorageService } from './storageService.js';
 
@@ -10,20 +11,20 @@ export type StorageInventory = components['schemas']['StorageInventory'];
  * parts received so far and completed files with a fresh signed download URL. Parts are
  * grouped in one pass, so the cost is linear in what is stored, not sessions × parts.
  */
-export function storageInventory(
+export async function storageInventory(
   storage: StorageService,
   clientId: string | undefined,
   publicUrl: string,
-): StorageInventory {
-  const mine = <T extends { client_id: string }>(r: T) => clientId === undefined || r.client_id === clientId;
+): Promise<StorageInventory> {
+  const mine = <T>(c: Collection<T>): Promise<T[]> =>
+    clientId === undefined ? c.list() : c.findBy('client_id', clientId);
   const partsBy = new Map<string, PartRecord[]>();
-  for (const p of storage.parts.filter(mine)) {
+  for (const p of await mine(storage.parts)) {
     const list = partsBy.get(p.upload_id) ?? [];
     list.push(p);
     partsBy.set(p.upload_id, list);
   }
-  const uploads = storage.uploads
-    .filter(mine)
+  const uploads = (await mine(storage.uploads))
     .sort((a, b) => b.created_ms - a.created_ms)
     .map((u) => ({
       upload_id: u.upload_id,
@@ -38,8 +39,7 @@ export function storageInventory(
         .sort((a, b) => a.part_number - b.part_number)
         .map((p) => ({ part_number: p.part_number, size: p.size, etag: `"${p.md5}"` })),
     }));
-  const files = storage.files
-    .filter(mine)
+  const files = (await mine(storage.files))
     .sort((a, b) => b.created_ms - a.created_ms)
     .map((f) => ({
       file_id: f.file_id,

@@ -53,7 +53,7 @@ export async function putPart(svc: StorageService, p: PartUpload): Promise<{ eta
       'Part number must be an integer between 1 and 10000, inclusive',
     );
   }
-  const s = svc.session(p.uploadId ?? '');
+  const s = await svc.session(p.uploadId ?? '');
   if (!s || s.file_id !== p.fileId || svc.completing.has(s.upload_id)) throw noSuchUpload(path);
   if (p.contentLength !== undefined && Number(p.contentLength) > s.chunk_size) {
     throw tooLarge(s.chunk_size);
@@ -78,20 +78,23 @@ export async function putPart(svc: StorageService, p: PartUpload): Promise<{ eta
     );
   }
   // The session may have been completed, reset or swept while the bytes streamed in.
-  if (!svc.session(s.upload_id) || svc.completing.has(s.upload_id)) return reject(noSuchUpload(path));
+  if (!(await svc.session(s.upload_id)) || svc.completing.has(s.upload_id)) return reject(noSuchUpload(path));
 
   const md5 = got.md5.toString('hex');
   const key = partKey(s.upload_id, part);
-  const previous = svc.parts.get(key);
-  await svc.parts.put(key, {
-    upload_id: s.upload_id,
-    client_id: s.client_id,
-    part_number: part,
-    size: got.size,
-    md5,
-    blob,
-    stored_ms: svc.clockOf(s.client_id).now(),
-  });
+  // update: of two PUTs of one part at once, each replaces exactly the blob it saw.
+  const previous = await svc.parts.update(key, (prev) => ({
+    next: {
+      upload_id: s.upload_id,
+      client_id: s.client_id,
+      part_number: part,
+      size: got.size,
+      md5,
+      blob,
+      stored_ms: svc.clockOf(s.client_id).now(),
+    },
+    result: prev,
+  }));
   if (previous && previous.blob !== blob) await svc.blobs.delete(previous.blob);
   return { etag: svc.apps.get(s.client_id)?.etag_quotes === 'strip' ? md5 : `"${md5}"` };
 }

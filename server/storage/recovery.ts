@@ -8,12 +8,15 @@ import type { StorageService } from './storageService.js';
  * server listens, so no PUT is in flight: any blob no part or file record names is garbage.
  */
 export async function removeOrphans(svc: StorageService): Promise<{ blobs: number; parts: number }> {
-  const staleParts = svc.parts.filter((p) => !svc.uploads.has(p.upload_id));
+  // A start-up check, not the request path: reading every record once is its job.
+  const uploads = new Set((await svc.uploads.list()).map((u) => u.upload_id));
+  const allParts = await svc.parts.list();
+  const staleParts = allParts.filter((p) => !uploads.has(p.upload_id));
   for (const p of staleParts) await svc.parts.delete(partKey(p.upload_id, p.part_number));
   const used = new Set<string>();
   const fileUploads = new Set<string>();
-  for (const p of svc.parts.list()) used.add(p.blob);
-  for (const f of svc.files.list()) {
+  for (const p of allParts) if (uploads.has(p.upload_id)) used.add(p.blob);
+  for (const f of await svc.files.list()) {
     fileUploads.add(f.upload_id);
     for (const part of f.parts) used.add(part.blob);
   }
@@ -23,7 +26,7 @@ export async function removeOrphans(svc: StorageService): Promise<{ blobs: numbe
   const deadUploads = new Set(
     orphans
       .map((k) => /^uploads\/([^/]+)\//.exec(k)?.[1])
-      .filter((id): id is string => id !== undefined && !svc.uploads.has(id) && !fileUploads.has(id)),
+      .filter((id): id is string => id !== undefined && !uploads.has(id) && !fileUploads.has(id)),
   );
   for (const id of deadUploads) await svc.blobs.deletePrefix(uploadPrefix(id));
   return { blobs: orphans.length, parts: staleParts.length };

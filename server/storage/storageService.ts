@@ -5,6 +5,7 @@ import type { Random } from '../core/random.js';
 import type { AppRegistry } from '../domain/apps.js';
 import type { FileLookup, FileSource } from '../domain/fileSource.js';
 import type { TokenClaims } from '../domain/tokens.js';
+import { PagedSweep } from '../store/pagedSweep.js';
 import type { Collection, Store } from '../store/store.js';
 import type { BlobStore } from './blobStore.js';
 import { type CompleteRequest, completeUpload } from './completion.js';
@@ -36,6 +37,7 @@ export class StorageService implements FileSource, Lifecycle {
   readonly parts: Collection<PartRecord>;
   readonly files: Collection<FileRecord>;
   readonly presigner: Presigner;
+  private readonly sweeping: PagedSweep<UploadRecord>;
   /** Uploads being completed right now: their parts must not change underneath. */
   readonly completing = new Map<string, Promise<unknown>>();
   /** Blob names draw from their own stream, so PUTs do not shift the ids clients see. */
@@ -55,6 +57,7 @@ export class StorageService implements FileSource, Lifecycle {
     this.uploads = store.collection<UploadRecord>('uploads');
     this.parts = store.collection<PartRecord>('uploadParts');
     this.files = store.collection<FileRecord>('files');
+    this.sweeping = new PagedSweep(this.uploads);
     this.presigner = new Presigner(secret);
     this.blobNames = random.fork('blobs');
     this.filetypes = new Set([...LIVE_FILETYPES, ...settings.uploadFiletypes]);
@@ -111,9 +114,9 @@ export class StorageService implements FileSource, Lifecycle {
   }
 
   /** A live session, or undefined (unknown, completed, swept or past its lifetime). */
-  session(uploadId: string): UploadRecord | undefined {
-    const s = this.uploads.get(uploadId);
-    return s && s.expires_ms > this.clockOf(s.client_id).now() && !committedFile(this, s) ? s : undefined;
+  async session(uploadId: string): Promise<UploadRecord | undefined> {
+    const s = await this.uploads.get(uploadId);
+    return s && s.expires_ms > this.clockOf(s.client_id).now() && !(await committedFile(this, s)) ? s : undefined;
   }
 
   putPart(p: PartUpload): Promise<{ etag: string }> {
@@ -143,15 +146,15 @@ export class StorageService implements FileSource, Lifecycle {
     return `${publicUrl}/storage${path}?${qs}`;
   }
 
-  download(fileId: string, query: URLSearchParams, rangeHeader: string | undefined): Download {
+  download(fileId: string, query: URLSearchParams, rangeHeader: string | undefined): Promise<Download> {
     return download(this, fileId, query, rangeHeader);
   }
 
-  lookup(fileUrl: string): FileLookup | undefined {
+  lookup(fileUrl: string): Promise<FileLookup | undefined> {
     return lookupUrl(this, fileUrl);
   }
 
-  byId(fileId: string): FileLookup {
+  byId(fileId: string): Promise<FileLookup> {
     return lookupId(this, fileId);
   }
 
@@ -161,13 +164,17 @@ export class StorageService implements FileSource, Lifecycle {
   }
 
   /**
-   * Up to `budget` abandoned sessions (past `expires_ms` on the injected clock) removed with
-   * their bytes: the background housekeeper's work. Until then an expired session already
-   * behaves as gone (`session()` checks the clock).
+   * Abandoned sessions (past `expires_ms` on their app's clock) removed with their bytes, one
+   * page of sessions per round: the background housekeeper's work. Until then an expired
+   * session already behaves as gone (`session()` checks the clock).
    */
-  /** Abandoned sessions, judged on each session's app clock (see sweepAbandoned). */
   sweep(budget: number): Promise<number> {
-    return sweepAbandoned(this, budget);
+    return sweepAbandoned(this, this.sweeping, budget);
+  }
+
+  /** The abandoned-upload sweep has more sessions to look at this round. */
+  get sweepBehind(): boolean {
+    return this.sweeping.more;
   }
 
   async resetAll(): Promise<void> {

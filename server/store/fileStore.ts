@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TextFile } from 'lowdb/node';
+import { COLLECTIONS, type CollectionSpec } from './collections.js';
 import { lockDataDir } from './dataDirLock.js';
 import { MemoryCollection, MemoryStore } from './memoryStore.js';
 
@@ -14,7 +15,8 @@ import { MemoryCollection, MemoryStore } from './memoryStore.js';
  * measurably more (1.4-1.5x) than in a small one.
  *
  * All records are loaded into memory at open; reads never touch the disk. Writes to the same
- * record are chained so they land in order. One process owns a data folder: `open` takes its
+ * record are chained so they land in order. Collections declared not durable (rate-limit
+ * windows) stay in memory only. One process owns a data folder: `open` takes its
  * lock (dataDirLock.ts) and `close` releases it.
  */
 export class FileStore extends MemoryStore {
@@ -49,30 +51,33 @@ export class FileStore extends MemoryStore {
 
   private static async load(dir: string, unlock: () => Promise<void>): Promise<FileStore> {
     const store = new FileStore(dir, unlock);
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      if (!entry.isDirectory()) continue;
-      const col = store.collection<unknown>(entry.name) as MemoryCollection<unknown>;
-      const colDir = join(dir, entry.name);
+    const present = new Set(
+      (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name),
+    );
+    for (const [name, spec] of Object.entries(COLLECTIONS)) {
+      if (!spec.durable || !present.has(name)) continue;
+      const col = store.open(name);
+      const colDir = join(dir, name);
       for (const shard of await readdir(colDir, { withFileTypes: true })) {
         if (!shard.isDirectory()) continue;
         const shardDir = join(colDir, shard.name);
         const names = (await readdir(shardDir)).filter((n) => n.endsWith('.json'));
         const bodies = await Promise.all(names.map((n) => readFile(join(shardDir, n), 'utf8')));
         names.forEach((n, i) => {
-          col.map.set(decodeURIComponent(n.slice(0, -5)), JSON.parse(bodies[i]!));
+          col.restore(decodeURIComponent(n.slice(0, -5)), JSON.parse(bodies[i]!));
         });
-        store.madeDirs.add(join(entry.name, shard.name));
+        store.madeDirs.add(join(name, shard.name));
       }
     }
     return store;
   }
 
-  protected override makeCollection(name: string): MemoryCollection<unknown> {
-    return new MemoryCollection(
-      name,
-      (id, value) => this.enqueue(name, id, () => this.write(name, id, value)),
-      (id) => this.enqueue(name, id, () => this.remove(name, id)),
-    );
+  protected override makeCollection(name: string, spec: CollectionSpec): MemoryCollection<unknown> {
+    if (!spec.durable) return new MemoryCollection(name, spec);
+    return new MemoryCollection(name, spec, {
+      write: (id, value) => this.enqueue(name, id, () => this.write(name, id, value)),
+      remove: (id) => this.enqueue(name, id, () => this.remove(name, id)),
+    });
   }
 
   private shardOf(col: string, id: string): string {

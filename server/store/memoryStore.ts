@@ -1,59 +1,226 @@
-import { assertCollectionName, type Collection, type Store } from './store.js';
+import { type CollectionSpec, collectionSpec, indexValue } from './collections.js';
+import { Journal } from './memoryJournal.js';
+import {
+  assertCollectionName,
+  type Change,
+  type JournalLog,
+  type MirroredCollection,
+  type Store,
+} from './store.js';
+
+/** Where a collection's writes go besides memory (the file store's disk). */
+export interface Persistence {
+  write(id: string, value: unknown): Promise<void>;
+  remove(id: string): Promise<void>;
+}
+
+type Listener<T> = (id: string, value: T | undefined) => void;
 
 /**
- * Maps in memory. Used for `--in-memory` and as the read side of the file store, which adds
- * persistence through the `onWrite`/`onDelete` hooks.
+ * A collection held in a Map, with one Map per declared index field (value → ids), so
+ * `findBy`/`deleteBy` never scan. In one process every collection is its own mirror, so the
+ * same class serves `collection()` and `mirrored()`. The file store adds persistence.
  */
-export class MemoryCollection<T> implements Collection<T> {
-  readonly map = new Map<string, T>();
+export class MemoryCollection<T> implements MirroredCollection<T> {
+  private readonly map = new Map<string, T>();
+  private readonly indexes = new Map<string, Map<string, Set<string>>>();
+  private readonly listeners: Listener<T>[] = [];
+  /** Ids in order for `page`, merged with `added` and cleared of deleted ids lazily (by sweepers). */
+  private sorted: string[] = [];
+  private readonly added = new Set<string>();
+  private removed = 0;
 
   constructor(
     readonly name: string,
-    private readonly onWrite?: (id: string, value: T) => Promise<void>,
-    private readonly onDelete?: (id: string) => Promise<void>,
-  ) {}
+    readonly spec: CollectionSpec,
+    private readonly persistence?: Persistence,
+  ) {
+    for (const f of spec.indexes) this.indexes.set(f, new Map());
+  }
 
-  get(id: string): T | undefined {
+  peek(id: string): T | undefined {
     return this.map.get(id);
   }
 
-  has(id: string): boolean {
-    return this.map.has(id);
-  }
-
-  list(): T[] {
-    return [...this.map.values()];
-  }
-
-  filter(pred: (value: T) => boolean): T[] {
-    const out: T[] = [];
-    for (const v of this.map.values()) if (pred(v)) out.push(v);
-    return out;
+  peekAll(): IterableIterator<T> {
+    return this.map.values();
   }
 
   get size(): number {
     return this.map.size;
   }
 
+  onChange(listener: Listener<T>): void {
+    this.listeners.push(listener);
+  }
+
+  async get(id: string): Promise<T | undefined> {
+    return this.map.get(id);
+  }
+
+  async findBy(field: string, value: string): Promise<T[]> {
+    const ids = this.index(field).get(value);
+    return ids ? [...ids].map((id) => this.map.get(id)!) : [];
+  }
+
+  async list(): Promise<T[]> {
+    return [...this.map.values()];
+  }
+
+  async count(): Promise<number> {
+    return this.map.size;
+  }
+
   async put(id: string, value: T): Promise<void> {
-    this.map.set(id, value);
-    await this.onWrite?.(id, value);
+    this.set(id, value);
+    await this.persistence?.write(id, value);
+  }
+
+  async insert(id: string, value: T): Promise<boolean> {
+    if (this.map.has(id)) return false;
+    await this.put(id, value);
+    return true;
   }
 
   async delete(id: string): Promise<boolean> {
-    const had = this.map.delete(id);
-    if (had) await this.onDelete?.(id);
-    return had;
+    if (!this.unset(id)) return false;
+    await this.persistence?.remove(id);
+    return true;
   }
 
-  async deleteWhere(pred: (value: T) => boolean): Promise<number> {
-    const ids: string[] = [];
-    for (const [id, v] of this.map) if (pred(v)) ids.push(id);
+  async deleteBy(field: string, value: string): Promise<number> {
+    const ids = [...(this.index(field).get(value) ?? [])];
     await Promise.all(ids.map((id) => this.delete(id)));
     return ids.length;
   }
+
+  /**
+   * Atomic because nothing else runs between reading the record and writing the next value
+   * (`fn` is synchronous and the Map is the truth): concurrent updates of one id apply one
+   * after the other, in call order, and their disk writes are chained in that order too.
+   */
+  async update<R>(id: string, fn: (current: T | undefined) => Change<T, R>): Promise<R> {
+    const change = fn(this.map.get(id));
+    if (change.next === null) await this.delete(id);
+    else if (change.next !== undefined) await this.put(id, change.next);
+    return change.result;
+  }
+
+  async page(after: string | undefined, limit: number): Promise<Array<[id: string, value: T]>> {
+    const ids = this.ordered();
+    let lo = 0;
+    let hi = ids.length;
+    if (after !== undefined) {
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (ids[mid]! <= after) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    const out: Array<[string, T]> = [];
+    for (let i = lo; i < ids.length && out.length < limit; i++) {
+      const v = this.map.get(ids[i]!);
+      if (v !== undefined) out.push([ids[i]!, v]);
+    }
+    return out;
+  }
+
+  /** A record read back from disk at open: no write, no listener (nobody listens yet). */
+  restore(id: string, value: T): void {
+    this.set(id, value, false);
+  }
+
+  /** Everything gone from memory (the store empties the disk itself). */
+  reset(): void {
+    const ids = this.listeners.length > 0 ? [...this.map.keys()] : [];
+    this.map.clear();
+    for (const idx of this.indexes.values()) idx.clear();
+    this.sorted = [];
+    this.added.clear();
+    this.removed = 0;
+    for (const id of ids) this.emit(id, undefined);
+  }
+
+  private index(field: string): Map<string, Set<string>> {
+    const idx = this.indexes.get(field);
+    if (!idx) throw new Error(`collection ${this.name} has no index on ${field} (store/collections.ts)`);
+    return idx;
+  }
+
+  private set(id: string, value: T, notify = true): void {
+    const prev = this.map.get(id);
+    if (prev === undefined) this.added.add(id);
+    this.map.set(id, value);
+    for (const [field, idx] of this.indexes) {
+      const was = prev === undefined ? undefined : indexValue(prev, field);
+      const now = indexValue(value, field);
+      if (was === now) continue;
+      if (was !== undefined) unlink(idx, was, id);
+      if (now !== undefined) {
+        let ids = idx.get(now);
+        if (!ids) {
+          ids = new Set();
+          idx.set(now, ids);
+        }
+        ids.add(id);
+      }
+    }
+    if (notify) this.emit(id, value);
+  }
+
+  private unset(id: string): boolean {
+    const prev = this.map.get(id);
+    if (prev === undefined) return false;
+    this.map.delete(id);
+    this.added.delete(id);
+    this.removed++;
+    for (const [field, idx] of this.indexes) {
+      const was = indexValue(prev, field);
+      if (was !== undefined) unlink(idx, was, id);
+    }
+    this.emit(id, undefined);
+    return true;
+  }
+
+  private emit(id: string, value: T | undefined): void {
+    for (const l of this.listeners) l(id, value);
+  }
+
+  /**
+   * Every live id in order. New ids are sorted alone and merged in (linear), deleted ones
+   * dropped once they are many; the request path only adds to a Set.
+   */
+  private ordered(): string[] {
+    if (this.added.size === 0 && this.removed <= this.sorted.length / 2) return this.sorted;
+    const fresh = [...this.added].sort();
+    const old = this.sorted;
+    const out: string[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < old.length || j < fresh.length) {
+      let next: string;
+      if (j >= fresh.length || (i < old.length && old[i]! < fresh[j]!)) next = old[i++]!;
+      else {
+        if (i < old.length && old[i] === fresh[j]) i++;
+        next = fresh[j++]!;
+      }
+      if (this.map.has(next)) out.push(next);
+    }
+    this.sorted = out;
+    this.added.clear();
+    this.removed = 0;
+    return out;
+  }
 }
 
+function unlink(idx: Map<string, Set<string>>, value: string, id: string): void {
+  const ids = idx.get(value);
+  if (!ids) return;
+  ids.delete(id);
+  if (ids.size === 0) idx.delete(value);
+}
+
+/** `--in-memory`: every collection a MemoryCollection, the journal in memory rings. */
 export class MemoryStore implements Store {
   get kind(): 'file' | 'memory' {
     return 'memory';
@@ -61,24 +228,47 @@ export class MemoryStore implements Store {
   get location(): string | undefined {
     return undefined;
   }
+  readonly shared = false;
   protected readonly collections = new Map<string, MemoryCollection<unknown>>();
 
-  collection<T>(name: string): Collection<T> {
+  collection<T>(name: string): MemoryCollection<T> {
+    return this.open<T>(name, false);
+  }
+
+  mirrored<T>(name: string): MemoryCollection<T> {
+    return this.open<T>(name, true);
+  }
+
+  /** The collection `name`, made on first use (mirrored or not, as declared). */
+  protected open<T>(name: string, mirrored?: boolean): MemoryCollection<T> {
     let c = this.collections.get(name);
     if (!c) {
       assertCollectionName(name);
-      c = this.makeCollection(name);
+      c = this.makeCollection(name, collectionSpec(name));
       this.collections.set(name, c);
     }
-    return c as unknown as Collection<T>;
+    if (mirrored !== undefined && c.spec.mirrored !== mirrored) {
+      throw new Error(
+        `collection ${name} is ${c.spec.mirrored ? '' : 'not '}mirrored: use store.${c.spec.mirrored ? 'mirrored' : 'collection'}()`,
+      );
+    }
+    return c as MemoryCollection<T>;
   }
 
-  protected makeCollection(name: string): MemoryCollection<unknown> {
-    return new MemoryCollection(name);
+  protected makeCollection(name: string, spec: CollectionSpec): MemoryCollection<unknown> {
+    return new MemoryCollection(name, spec);
+  }
+
+  journal(capacity: number): JournalLog {
+    return new Journal(capacity);
+  }
+
+  sync(): undefined {
+    return undefined;
   }
 
   async clear(): Promise<void> {
-    for (const c of this.collections.values()) c.map.clear();
+    for (const c of this.collections.values()) c.reset();
   }
 
   async flush(): Promise<void> {}

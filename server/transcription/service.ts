@@ -4,6 +4,7 @@ import type { Random } from '../core/random.js';
 import type { PartnerApp } from '../domain/apps.js';
 import type { FileSource } from '../domain/fileSource.js';
 import type { CoreDeps, Lifecycle } from '../services.js';
+import { PagedSweep } from '../store/pagedSweep.js';
 import type { Collection } from '../store/store.js';
 import { probeAudio } from './audio.js';
 import {
@@ -32,11 +33,11 @@ export interface TranscriptionOptions {
    * Consulted once per submission (fault rules of the control API): the state the new task
    * of this app ends in, or stays in, instead of SUCCESS.
    */
-  outcomeFor?: (clientId: string) => Override | undefined;
+  outcomeFor?: (clientId: string) => Promise<Override | undefined>;
   /** Each app's clock (progress follows the clock of the task's app); default: the instance clock. */
   clockOf?: ClockOf;
   /** The transcript attached to audio with this MD5, if any (control API, fixture sidecars). */
-  transcriptFor?: (md5: string) => Transcript | undefined;
+  transcriptFor?: (md5: string) => Promise<Transcript | undefined>;
 }
 
 type StorageSource = Extract<TaskRecord['source'], { kind: 'storage' }>;
@@ -64,6 +65,7 @@ const AUDIO_CACHE = 1024;
  */
 export class TranscriptionService implements Lifecycle {
   private readonly tasks: Collection<TaskRecord>;
+  private readonly sweeping: PagedSweep<TaskRecord>;
   private readonly random: Random;
   private readonly probes = new Map<string, Promise<TaskRecord | undefined>>();
   private readonly audioCache = new Map<string, Promise<AudioInfo>>();
@@ -75,6 +77,7 @@ export class TranscriptionService implements Lifecycle {
     private readonly opts: TranscriptionOptions = {},
   ) {
     this.tasks = deps.store.collection<TaskRecord>('transcriptions');
+    this.sweeping = new PagedSweep(this.tasks);
     this.clockOf = opts.clockOf ?? oneClock(deps.clock);
     this.random = deps.random.fork('transcriptions');
   }
@@ -97,7 +100,7 @@ export class TranscriptionService implements Lifecycle {
   }
 
   async submit(app: PartnerApp, req: { file_url: string; params?: TranscriptionParams }): Promise<TaskBody> {
-    const found = this.opts.files?.lookup(req.file_url);
+    const found = await this.opts.files?.lookup(req.file_url);
     const source: TaskRecord['source'] =
       found === undefined
         ? { kind: 'external' }
@@ -110,7 +113,7 @@ export class TranscriptionService implements Lifecycle {
               size: found.file.size,
             }
           : { kind: 'unavailable', message: `The audio file could not be downloaded: ${found.reason}` };
-    const outcome = this.opts.outcomeFor?.(app.client_id);
+    const outcome = await this.opts.outcomeFor?.(app.client_id);
     const rec: TaskRecord = {
       transcription_id: `task_exec_${this.random.hex(16)}`,
       client_id: app.client_id,
@@ -130,7 +133,7 @@ export class TranscriptionService implements Lifecycle {
   }
 
   async get(app: PartnerApp, id: string): Promise<TaskBody> {
-    const stored = this.tasks.get(id);
+    const stored = await this.tasks.get(id);
     if (!stored || stored.client_id !== app.client_id) throw notFound();
     const rec = await this.withAudio(stored);
     await this.dropIfExpired(rec);
@@ -146,27 +149,31 @@ export class TranscriptionService implements Lifecycle {
 
   async list(clientId?: string): Promise<AdminTask[]> {
     const recs =
-      clientId === undefined ? this.tasks.list() : this.tasks.filter((t) => t.client_id === clientId);
+      clientId === undefined ? await this.tasks.list() : await this.tasks.findBy('client_id', clientId);
     const ready = (await Promise.all(recs.map((r) => this.withAudio(r)))).filter((r) => !this.expired(r));
     return ready.sort((a, b) => a.created_ms - b.created_ms).map((r) => this.admin(r));
   }
 
   /** Pin a task to a status (control API); SUCCESS makes the result available at once. */
   async force(id: string, status: TranscriptionStatus, message?: string): Promise<AdminTask> {
-    const rec = this.tasks.get(id);
+    const rec = await this.tasks.get(id);
     if (!rec) throw notFound();
     await this.dropIfExpired(await this.withAudio(rec));
-    const next: TaskRecord = {
-      ...rec,
-      pinned: { status, ...(message !== undefined ? { message } : {}) },
-      pinned_ms: this.clockOf(rec.client_id).now(),
-    };
-    await this.tasks.put(id, next);
+    // update: the audio read in the background may land meanwhile; both are kept.
+    const next = await this.tasks.update(id, (cur) => {
+      if (!cur) throw notFound();
+      const pinned: TaskRecord = {
+        ...cur,
+        pinned: { status, ...(message !== undefined ? { message } : {}) },
+        pinned_ms: this.clockOf(cur.client_id).now(),
+      };
+      return { next: pinned, result: pinned };
+    });
     return this.admin(await this.withAudio(next));
   }
 
   async resetApp(clientId: string): Promise<void> {
-    await this.tasks.deleteWhere((t) => t.client_id === clientId);
+    await this.tasks.deleteBy('client_id', clientId);
   }
 
   resetAll(): void {
@@ -197,18 +204,21 @@ export class TranscriptionService implements Lifecycle {
   }
 
   /**
-   * Up to `budget` tasks past their retention on their app's clock, deleted (a task whose audio
-   * is still being read is left alone): the background housekeeper's work, never a request's.
+   * Tasks of one page (PagedSweep) past their retention on their app's clock, deleted (a task
+   * whose audio is still being read is left alone): the background housekeeper's work, never a
+   * request's.
    */
-  async sweepExpired(budget: number): Promise<number> {
-    let found = 0;
-    return this.tasks.deleteWhere(
-      (r) =>
-        found < budget &&
-        (r.source.kind !== 'storage' || r.audio !== undefined) &&
-        this.expired(r) &&
-        ++found > 0,
+  sweepExpired(budget: number): Promise<number> {
+    return this.sweeping.run(
+      budget,
+      async (r, id) =>
+        (r.source.kind !== 'storage' || r.audio !== undefined) && this.expired(r) && this.tasks.delete(id),
     );
+  }
+
+  /** The expired-task sweep has more tasks to look at this round. */
+  get sweepBehind(): boolean {
+    return this.sweeping.more;
   }
 
   /** An expired task is deleted where it is found, then answers as an unknown id. */
@@ -227,7 +237,8 @@ export class TranscriptionService implements Lifecycle {
       duration: taskDuration(rec),
       params: rec.params,
     };
-    const attached = rec.source.kind === 'storage' ? this.opts.transcriptFor?.(rec.source.md5) : undefined;
+    const attached =
+      rec.source.kind === 'storage' ? await this.opts.transcriptFor?.(rec.source.md5) : undefined;
     return shapeResult(
       await heardFor(input, attached, (i) => this.cachedFake(rec.transcription_id, i)),
       shape,
@@ -265,11 +276,11 @@ export class TranscriptionService implements Lifecycle {
   ): Promise<TaskRecord | undefined> {
     const audio = await this.audioOf(clientId, file);
     // Re-read: the task may have been pinned or removed while the audio was read.
-    const latest = this.tasks.get(id);
-    if (!latest) return undefined;
-    const next = { ...latest, audio };
-    await this.tasks.put(id, next);
-    return next;
+    return this.tasks.update(id, (latest) => {
+      if (!latest) return { result: undefined };
+      const next = { ...latest, audio };
+      return { next, result: next };
+    });
   }
 
   /**
@@ -277,20 +288,27 @@ export class TranscriptionService implements Lifecycle {
    * concurrent and later tasks of that app. The file is found by id: the submission checked
    * its URL, which may have expired since (a restart).
    */
-  private audioOf(clientId: string, { file_id, md5, filetype }: StorageSource): Promise<AudioInfo> {
-    const key = `${clientId}\u0000${md5}\u0000${filetype}`;
+  private audioOf(clientId: string, source: StorageSource): Promise<AudioInfo> {
+    const key = `${clientId}\u0000${source.md5}\u0000${source.filetype}`;
     let p = this.audioCache.get(key);
     if (!p) {
-      const found = this.opts.files?.byId(file_id);
-      if (found?.status !== 'found') {
-        const reason = found?.reason ?? 'storage unavailable';
-        return Promise.resolve({ ok: false, message: `The audio file could not be downloaded: ${reason}` });
-      }
-      p = probeAudio({ ...found.file, open: found.open, path: found.path });
+      // Cached at once (before the file is found), so concurrent callers share one read.
+      p = this.probeFile(key, source.file_id);
       if (this.audioCache.size >= AUDIO_CACHE)
         this.audioCache.delete(this.audioCache.keys().next().value as string);
       this.audioCache.set(key, p);
     }
     return p;
+  }
+
+  private async probeFile(key: string, fileId: string): Promise<AudioInfo> {
+    const found = await this.opts.files?.byId(fileId);
+    if (found?.status !== 'found') {
+      // Not remembered: the same audio may be found under another file later.
+      this.audioCache.delete(key);
+      const reason = found?.reason ?? 'storage unavailable';
+      return { ok: false, message: `The audio file could not be downloaded: ${reason}` };
+    }
+    return probeAudio({ ...found.file, open: found.open, path: found.path });
   }
 }

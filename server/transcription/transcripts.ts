@@ -46,12 +46,12 @@ export class TranscriptLibrary implements Lifecycle {
   }
 
   /** The transcript of the audio with this MD5 (hex, any case), if one is attached. */
-  forMd5(md5: string): Transcript | undefined {
+  forMd5(md5: string): Promise<Transcript | undefined> {
     return this.records.get(md5.toLowerCase());
   }
 
-  list(): AttachedTranscript[] {
-    return this.records.list().sort((a, b) => (a.md5 < b.md5 ? -1 : a.md5 > b.md5 ? 1 : 0));
+  async list(): Promise<AttachedTranscript[]> {
+    return (await this.records.list()).sort((a, b) => (a.md5 < b.md5 ? -1 : a.md5 > b.md5 ? 1 : 0));
   }
 
   /** Attach (or replace); only the documented fields are kept. */

@@ -1,18 +1,7 @@
-import type { components } from '../spec/admin-types.js';
 import { Ring } from './ring.js';
+import type { JournalEntry, JournalLog, JournalQuery } from './store.js';
 
-export type JournalEntry = components['schemas']['JournalEntry'];
-
-export interface JournalQuery {
-  operation?: string | undefined;
-  status?: number | undefined;
-  /** Epoch ms (simulated clock): entries received at or after it. */
-  sinceMs?: number | undefined;
-  clientId?: string | undefined;
-  limit?: number | undefined;
-}
-
-export interface Slot {
+interface Slot {
   entry: JournalEntry;
   timeMs: number;
   seq: number;
@@ -22,21 +11,26 @@ export interface Slot {
 const NO_APP = '';
 
 /**
- * The request journal: the last `capacity` requests of EACH partner app, and of requests that
- * belong to no app, already redacted by whoever records them. One ring per app, so one CI job's
- * thousand requests never evict another job's entries; each ring is fixed-size, so recording
- * costs the same however long the simulator runs. The number of rings is bounded by the number
- * of apps (requests that only claimed an id go to the no-app ring). Kept in memory only: it
- * describes this run's traffic, not simulated state.
+ * The request journal of the embedded stores: the last `capacity` requests of EACH partner
+ * app, and of requests that belong to no app, already redacted by whoever records them. One
+ * ring per app, so one CI job's thousand requests never evict another job's entries; each ring
+ * is fixed-size, so recording costs the same however long the simulator runs. The number of
+ * rings is bounded by the number of apps (requests that only claimed an id go to the no-app
+ * ring). Kept in memory only: it describes this run's traffic, not simulated state. The
+ * methods are async only to satisfy `JournalLog` (a shared log lives in a database).
  */
-export class Journal {
+export class Journal implements JournalLog {
   private readonly rings = new Map<string, Ring<Slot>>();
   private seq = 0;
 
   constructor(readonly capacity: number) {}
 
-  /** Record an entry in `app`'s ring (undefined: the no-app ring). */
-  add(entry: Omit<JournalEntry, 'id'>, timeMs: number, app?: string): JournalEntry {
+  async add(entry: Omit<JournalEntry, 'id'>, timeMs: number, ring?: string): Promise<JournalEntry> {
+    return this.addNow(entry, timeMs, ring);
+  }
+
+  /** `add` without the promise: the id is known at once. */
+  addNow(entry: Omit<JournalEntry, 'id'>, timeMs: number, app?: string): JournalEntry {
     const seq = ++this.seq;
     const full: JournalEntry = { id: `req_${String(seq).padStart(6, '0')}`, ...entry };
     if (this.capacity === 0) return full;
@@ -50,8 +44,7 @@ export class Journal {
     return full;
   }
 
-  /** Entries matching every given filter, newest first. */
-  list(q: JournalQuery = {}): JournalEntry[] {
+  async list(q: JournalQuery = {}): Promise<JournalEntry[]> {
     const limit = q.limit ?? 100;
     // An app's own ring, plus unverified requests that only claimed its id; else every ring.
     const rings =
@@ -74,8 +67,8 @@ export class Journal {
       .map((s) => s.entry);
   }
 
-  /** Drop every entry, or only those of one app; returns how many went. */
-  clear(clientId?: string): number {
+  /** Drop every entry, or only those of one app. Ids keep counting: one id, one request per run. */
+  async clear(clientId?: string): Promise<number> {
     if (clientId === undefined) {
       const n = this.length;
       this.rings.clear();
@@ -91,15 +84,6 @@ export class Journal {
     let n = 0;
     for (const r of this.rings.values()) n += r.length;
     return n;
-  }
-
-  resetAll(): void {
-    this.clear();
-    this.seq = 0;
-  }
-
-  resetApp(clientId: string): void {
-    this.clear(clientId);
   }
 }
 
