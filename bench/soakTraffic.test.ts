@@ -14,7 +14,7 @@ describe('soak traffic', () => {
       expect(traffic.stats.errors).toBe(0);
       // 16 flows: tokens (2), binding (1), upload (3), transcription (2, or 5 with an upload).
       expect(traffic.stats.requests).toBeGreaterThanOrEqual(16 * 2);
-      expect(sim.services.storage.files.size).toBeGreaterThanOrEqual(4);
+      expect(await sim.services.storage.files.count()).toBeGreaterThanOrEqual(4);
       expect((await sim.services.transcriptions.list()).length).toBe(4);
     } finally {
       traffic.close();

@@ -194,14 +194,16 @@ describe('background housekeeping', () => {
         json: { filesize: 10, filetype: 'mp3' },
       });
     expect((await presign()).status).toBe(200);
-    expect([refresh.size, storage.uploads.size]).toEqual([1, 1]);
+    expect(await Promise.all([refresh.count(), storage.uploads.count()])).toEqual([1, 1]);
     await http('POST', `${s.admin}/clock`, { json: { advance_ms: 3601_000 } });
     // Requests after the expiry do not sweep (they would wait for it)…
     expect((await exchangeToken(s.api, DEMO_US)).status).toBe(200);
     expect((await presign()).status).toBe(200);
-    expect([refresh.size, storage.uploads.size]).toEqual([2, 2]);
+    expect(await Promise.all([refresh.count(), storage.uploads.count()])).toEqual([2, 2]);
     // …the running simulator's timer does: restarted here, it ticks within a second.
     s.housekeeper.start();
-    await expect.poll(() => [refresh.size, storage.uploads.size], { timeout: 5000 }).toEqual([1, 1]);
+    await expect
+      .poll(() => Promise.all([refresh.count(), storage.uploads.count()]), { timeout: 5000 })
+      .toEqual([1, 1]);
   });
 });

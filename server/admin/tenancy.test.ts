@@ -165,7 +165,7 @@ describe('DELETE /__admin/apps/{client_id}', () => {
     expect((await http('GET', `${sim.admin}/faults?client_id=${a.client_id}`)).body).toEqual([]);
     const left = (await http('GET', `${sim.admin}/requests?client_id=${a.client_id}`)).body;
     expect(left.filter((e: { unverified?: boolean }) => !e.unverified)).toEqual([]);
-    expect(sim.services.storage.uploads.filter((u) => u.client_id === a.client_id)).toEqual([]);
+    expect(await sim.services.storage.uploads.findBy('client_id', a.client_id)).toEqual([]);
     const device = (await http('GET', `${sim.admin}/devices/${sn}`)).body;
     expect(device.is_bind).toBe(false);
     expect(device.bind_history).toHaveLength(1);

@@ -14,10 +14,13 @@ const RUNS = 8;
 const { cleanEnv, reportsDir, onCleanup } = useContractRuns();
 
 /** Every stored record of every collection (the instance record aside: it counts starts). */
-function snapshot(store: Store): Record<string, unknown[]> {
+async function snapshot(store: Store): Promise<Record<string, unknown[]>> {
   const names = ['apps', 'clocks', 'devices', 'faults', 'refreshTokens', 'uploads', 'uploadParts', 'files'];
   const out: Record<string, unknown[]> = {};
-  for (const n of [...names, 'transcriptions']) out[n] = store.collection(n).list();
+  for (const n of [...names, 'transcriptions']) {
+    const mirrored = ['apps', 'clocks', 'faults'].includes(n);
+    out[n] = await (mirrored ? store.mirrored(n) : store.collection(n)).list();
+  }
   return out;
 }
 

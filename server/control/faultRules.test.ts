@@ -122,6 +122,26 @@ describe('shutdown', () => {
   });
 });
 
+describe('FaultService counts', () => {
+  it('fires a rule with times: 5 exactly 5 times across instances sharing a store, then the next rule', async () => {
+    const store = new MemoryStore();
+    const make = (seed: string) =>
+      new FaultService(store, new ManualClock(), new Random(seed), () => new Set(['op']));
+    const [a, b] = [make('a'), make('b')];
+    const limited = await a.create({ operation: 'op', status: 503, times: 5 });
+    const fallback = await b.create({ operation: 'op', status: 500 });
+    const picks = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).pick({ operation: 'op', path: '/' })),
+    );
+    expect(picks.filter((p) => p?.id === limited.id)).toHaveLength(5);
+    expect(picks.filter((p) => p?.id === fallback.id)).toHaveLength(7);
+    expect(a.list().map((r) => [r.remaining, r.hits])).toEqual([
+      [0, 5],
+      [null, 7],
+    ]);
+  });
+});
+
 describe('FaultService memory', () => {
   it('forgets the probability streams of rules removed by clear, not only by delete', async () => {
     const svc = new FaultService(

@@ -134,7 +134,9 @@ export class FaultService {
    * Consulted by the transcription service when an app submits a task: the state the task
    * must end in (or stay in), when an outcome rule of that app (or of every app) applies.
    */
-  async outcomeFor(clientId: string): Promise<{ status: TranscriptionOutcome; message?: string } | undefined> {
+  async outcomeFor(
+    clientId: string,
+  ): Promise<{ status: TranscriptionOutcome; message?: string } | undefined> {
     const rule = await this.take(
       this.index.candidates('createTranscription', clientId),
       (r) =>
@@ -177,7 +179,10 @@ export class FaultService {
    * behind another instance's hits, and a rule with `times: 5` fires exactly 5 times in all.
    * One found used up meanwhile is passed over for the next candidate.
    */
-  private async take(rules: Iterable<StoredFault>, pred: (r: StoredFault) => boolean): Promise<StoredFault | undefined> {
+  private async take(
+    rules: Iterable<StoredFault>,
+    pred: (r: StoredFault) => boolean,
+  ): Promise<StoredFault | undefined> {
     for (const r of rules) {
       if (r.remaining === 0 || !pred(r)) continue;
       if (r.probability !== undefined && r.probability < 1 && this.stream(r.id).next() >= r.probability) {

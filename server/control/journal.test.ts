@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { completeUpload, putPart, startUpload } from '../client/steps.js';
+import { Journal } from '../store/memoryJournal.js';
 import { basicAuth, bearer, DEMO_US, exchangeToken, http, OTHER_US, userToken } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';
 import { useTestServers } from '../testing/useTestServers.js';
-import { Journal } from './journal.js';
 import { REDACTED, redactHeaders, scrub, summarizeBody } from './redact.js';
 
 const servers = useTestServers();
@@ -260,19 +260,19 @@ describe('Journal ring', () => {
     fault_id: null,
   });
 
-  it('wraps around and clears one app while keeping order', () => {
+  it('wraps around and clears one app while keeping order', async () => {
     const j = new Journal(3);
-    for (const c of ['a', 'b', 'a', 'b', 'a']) j.add(entry(c), 0);
-    expect(j.list().map((e) => e.id)).toEqual(['req_000005', 'req_000004', 'req_000003']);
-    expect(j.clear('a')).toBe(2);
-    expect(j.list().map((e) => e.id)).toEqual(['req_000004']);
-    j.add(entry('c'), 0);
-    expect(j.list().map((e) => e.id)).toEqual(['req_000006', 'req_000004']);
+    for (const c of ['a', 'b', 'a', 'b', 'a']) await j.add(entry(c), 0);
+    expect((await j.list()).map((e) => e.id)).toEqual(['req_000005', 'req_000004', 'req_000003']);
+    expect(await j.clear('a')).toBe(2);
+    expect((await j.list()).map((e) => e.id)).toEqual(['req_000004']);
+    await j.add(entry('c'), 0);
+    expect((await j.list()).map((e) => e.id)).toEqual(['req_000006', 'req_000004']);
   });
 
-  it('records nothing with capacity 0', () => {
+  it('records nothing with capacity 0', async () => {
     const j = new Journal(0);
-    j.add(entry('a'), 0);
-    expect(j.list()).toEqual([]);
+    await j.add(entry('a'), 0);
+    expect(await j.list()).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, oneClock } from '../core/clock.js';
+import { MemoryStore } from '../store/memoryStore.js';
 import { DEMO_US, exchangeToken, http, OTHER_US } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';
 import { externalUrl, poll, submit } from '../testing/transcriptionKit.js';
@@ -90,20 +91,31 @@ describe('--live-rate-limits on the transcription API', () => {
 });
 
 describe('RateLimiter', () => {
-  it('slides: a slot frees up exactly when the oldest request leaves the window', () => {
+  it('slides: a slot frees up exactly when the oldest request leaves the window', async () => {
     const clock = new ManualClock();
-    const rl = new RateLimiter(oneClock(clock));
+    const rl = new RateLimiter(new MemoryStore(), oneClock(clock));
     const L = { group: 'g', limit: 3, windowMs: 10_000 };
-    expect([rl.take('a', L), rl.take('a', L)]).toEqual([0, 0]);
+    expect(await Promise.all([rl.take('a', L), rl.take('a', L)])).toEqual([0, 0]);
     clock.advance(4000);
-    expect(rl.take('a', L)).toBe(0);
-    expect(rl.take('a', L)).toBe(6);
+    expect(await rl.take('a', L)).toBe(0);
+    expect(await rl.take('a', L)).toBe(6);
     clock.advance(6000);
     // Both requests of t=0 left the window; the one of t=4 s stays for 4 more seconds.
-    expect([rl.take('a', L), rl.take('a', L)]).toEqual([0, 0]);
-    expect(rl.take('a', L)).toBe(4);
-    expect(rl.take('b', L)).toBe(0);
+    expect(await Promise.all([rl.take('a', L), rl.take('a', L)])).toEqual([0, 0]);
+    expect(await rl.take('a', L)).toBe(4);
+    expect(await rl.take('b', L)).toBe(0);
     // Another group of the same client has its own window.
-    expect(rl.take('a', { ...L, group: 'h' })).toBe(0);
+    expect(await rl.take('a', { ...L, group: 'h' })).toBe(0);
+  });
+
+  it('keeps one record per client id and group, and a per-app reset drops only that app', async () => {
+    const store = new MemoryStore();
+    const rl = new RateLimiter(store, oneClock(new ManualClock()));
+    const L = { group: 'g', limit: 3, windowMs: 10_000 };
+    await Promise.all([rl.take('a', L), rl.take('a', { ...L, group: 'h' }), rl.take('b', L)]);
+    const windows = store.collection('rateWindows');
+    expect((await windows.page(undefined, 10)).map(([id]) => id)).toEqual(['a/g', 'a/h', 'b/g']);
+    await rl.resetApp('a');
+    expect((await windows.page(undefined, 10)).map(([id]) => id)).toEqual(['b/g']);
   });
 });

@@ -42,7 +42,10 @@ export class RateLimiter {
       const recent = (cur?.stamps ?? []).filter((t) => t > now - windowMs);
       if (recent.length >= limit) {
         const wait = Math.ceil((recent[0]! + windowMs - now) / 1000);
-        return { next: { client_id: clientId, stamps: recent }, result: Math.min(Math.max(wait, 1), Math.ceil(windowMs / 1000)) };
+        return {
+          next: { client_id: clientId, stamps: recent },
+          result: Math.min(Math.max(wait, 1), Math.ceil(windowMs / 1000)),
+        };
       }
       return { next: { client_id: clientId, stamps: [...recent, now] }, result: 0 };
     });

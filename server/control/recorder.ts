@@ -3,8 +3,8 @@ import { toIso } from '../core/clock.js';
 import { claimedClientId } from '../http/claimedClientId.js';
 import { simLocals } from '../http/types.js';
 import type { Services } from '../services.js';
-import { requestClientId } from './faultHook.js';
 import type { JournalEntry } from '../store/store.js';
+import { requestClientId } from './faultHook.js';
 import { redactHeaders, scrub, summarizeBody } from './redact.js';
 
 export type Surface = 'api' | 'storage' | 'admin';

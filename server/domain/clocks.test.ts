@@ -69,8 +69,8 @@ describe('a data folder holding an impossible clock', () => {
       const a = await servers.start({ inMemory: false, dataDir: dir });
       await a.stop();
       const store = await FileStore.open(join(dir, 'state'));
-      const meta = store.collection<InstanceRecord>('meta');
-      await meta.put('instance', { ...meta.get('instance')!, ...(patch as Partial<InstanceRecord>) });
+      const meta = store.mirrored<InstanceRecord>('meta');
+      await meta.put('instance', { ...meta.peek('instance')!, ...(patch as Partial<InstanceRecord>) });
       await store.close();
 
       const b = await servers.start({ inMemory: false, dataDir: dir });
@@ -80,6 +80,25 @@ describe('a data folder holding an impossible clock', () => {
       expect((await http('GET', `${b.admin}/apps`)).status).toBe(200);
     });
   }
+});
+
+describe('Instance on a shared store', () => {
+  it('moves its clock when another instance moves the stored instance clock', async () => {
+    const store = new MemoryStore();
+    const here = await Instance.boot(store, new Random('here'));
+    const clock = here.makeClock();
+    here.follow(clock);
+    const there = await Instance.boot(store, new Random('there'));
+    await there.update({ clockOffsetMs: 0, clockFrozenAt: Date.UTC(2030, 0, 1), clockShiftMs: 42 });
+    expect([clock.now(), clock.frozenAtMs, clock.shiftMs]).toEqual([
+      Date.UTC(2030, 0, 1),
+      Date.UTC(2030, 0, 1),
+      42,
+    ]);
+    await there.update({ clockOffsetMs: 5000, clockFrozenAt: null, clockShiftMs: 0 });
+    expect([clock.frozenAtMs, clock.offsetMs]).toEqual([undefined, 5000]);
+    expect(here.generation).toBe(1);
+  });
 });
 
 describe('Instance.boot', () => {
@@ -93,7 +112,7 @@ describe('Instance.boot', () => {
     expect(again.clockOffsetMs).toBe(0);
     expect(again.generation).toBe(1);
     expect(again.secret('jwt').equals(first.secret('jwt'))).toBe(true);
-    expect(store.collection<InstanceRecord>('meta').get('instance')?.clockOffsetMs).toBe(0);
+    expect(store.mirrored<InstanceRecord>('meta').peek('instance')?.clockOffsetMs).toBe(0);
   });
 });
 

@@ -100,7 +100,10 @@ export class Clocks implements Lifecycle {
 
   private async changeApp(clientId: string, change: ClockChange): Promise<void> {
     // update: two advances of one app's clock at once (two instances) both count.
-    await this.apps.update(clientId, (current) => ({ next: moved(current, clientId, change, this.instanceClock), result: undefined }));
+    await this.apps.update(clientId, (current) => ({
+      next: moved(current, clientId, change, this.instanceClock),
+      result: undefined,
+    }));
   }
 
   private nowOf(clientId: string): number {

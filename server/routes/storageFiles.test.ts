@@ -84,21 +84,21 @@ describe('DownloadUrl', () => {
     const { sim, token } = await start();
     const done = await uploadAll(sim.api, token, 10, () => Buffer.from('0123456789'));
     const storage = sim.services.storage;
-    const found = storage.lookup(done.DownloadUrl);
+    const found = await storage.lookup(done.DownloadUrl);
     expect(found?.status).toBe('found');
     if (found?.status !== 'found') return;
     expect(found.file).toMatchObject({ file_id: done.FileId, client_id: DEMO_US.client_id, size: 10 });
     expect(await text(found.open())).toBe('0123456789');
-    expect(storage.lookup('https://example.com/audio.mp3')).toBeUndefined();
-    expect(storage.lookup(done.DownloadUrl.replace('X-Amz-Expires=', 'X-Amz-Expires=1'))?.status).toBe(
-      'invalid',
-    );
+    expect(await storage.lookup('https://example.com/audio.mp3')).toBeUndefined();
+    expect(
+      (await storage.lookup(done.DownloadUrl.replace('X-Amz-Expires=', 'X-Amz-Expires=1')))?.status,
+    ).toBe('invalid');
     const gone = new URL(done.DownloadUrl);
     gone.pathname = gone.pathname.replace(done.FileId, 'f_missing');
     const qs = storage.presigner.sign('GET', '/files/f_missing', {}, sim.services.deps.clock.now(), 60);
-    expect(storage.lookup(`${gone.origin}${gone.pathname}?${qs}`)?.status).toBe('missing');
+    expect((await storage.lookup(`${gone.origin}${gone.pathname}?${qs}`))?.status).toBe('missing');
     await advance(sim, 86_401_000);
-    expect(storage.lookup(done.DownloadUrl)?.status).toBe('expired');
+    expect((await storage.lookup(done.DownloadUrl))?.status).toBe('expired');
   });
 });
 
@@ -147,7 +147,7 @@ describe('state and housekeeping', () => {
       await (await fetch(done.body.DownloadUrl.replace(b.sim.url, c.sim.url))).arrayBuffer(),
     );
     expect(got.equals(bytes)).toBe(true);
-    expect(c.sim.services.storage.files.get(s.FileId)?.size).toBe(3000);
+    expect((await c.sim.services.storage.files.get(s.FileId))?.size).toBe(3000);
     const ranged = await fetch(done.body.DownloadUrl.replace(b.sim.url, c.sim.url), {
       headers: { range: 'bytes=1000-2100' },
     });
@@ -168,8 +168,10 @@ describe('state and housekeeping', () => {
       part_list.push({ PartNumber: p.PartNumber, ETag: r.etag! });
     }
     const { storage } = a.sim.services;
-    const session = storage.uploads.get(s.UploadId)!;
-    const parts = s.Parts.map((p) => storage.parts.get(partKey(s.UploadId, p.PartNumber))!);
+    const session = (await storage.uploads.get(s.UploadId))!;
+    const parts = await Promise.all(
+      s.Parts.map(async (p) => (await storage.parts.get(partKey(s.UploadId, p.PartNumber)))!),
+    );
     const done = await completeUpload(a.sim.api, a.token, {
       file_id: s.FileId,
       upload_id: s.UploadId,
@@ -187,7 +189,7 @@ describe('state and housekeeping', () => {
     expect([put.status, s3Code(put.text)]).toEqual([404, 'NoSuchUpload']);
     await advance(b.sim, 7201_000);
     await b.sim.housekeeper.tick();
-    expect(b.sim.services.storage.uploads.get(s.UploadId)).toBeUndefined();
+    expect(await b.sim.services.storage.uploads.get(s.UploadId)).toBeUndefined();
     const got = await fetch(url(done.body.DownloadUrl));
     expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
   });
@@ -199,7 +201,7 @@ describe('state and housekeeping', () => {
     const kept = await uploadAll(sim.api, token, 2000, (_n, len) => randomBytes(len));
     const old = await startUpload(sim.api, token, 2000);
     const part = await putPart(old.Parts[0]!.PresignedUrl, randomBytes(1024));
-    const keptDir = sim.services.storage.files.get(kept.FileId)!.upload_id;
+    const keptDir = (await sim.services.storage.files.get(kept.FileId))!.upload_id;
     expect((await readdir(join(dir, 'blobs', 'uploads'))).sort()).toEqual([keptDir, old.UploadId].sort());
     await advance(sim, 7201_000);
     const done = await completeUpload(sim.api, token, {

@@ -31,7 +31,7 @@ describe('result retention', () => {
     const unknown = await poll(s, 'no-such-task');
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual(unknown.body);
-    expect(s.services.deps.store.collection('transcriptions').has(id)).toBe(false); // deleted, not hidden
+    expect(await s.services.deps.store.collection('transcriptions').get(id)).toBeUndefined(); // deleted, not hidden
     expect(gone.body.detail).toBe('TRANSCRIPTION_NOT_FOUND');
     const listed = (await http('GET', `${s.admin}/transcriptions`)).body;
     expect(listed.some((t: { transcription_id: string }) => t.transcription_id === id)).toBe(false);
@@ -63,9 +63,9 @@ describe('result retention', () => {
     await advance(s, DELAY + 7 * DAY);
     const tasks = s.services.deps.store.collection('transcriptions');
     const fresh = (await submit(s, { file_url: externalUrl() })).body.transcription_id;
-    expect(tasks.has(old)).toBe(true); // a submission does not scan every task
+    expect(await tasks.get(old)).toBeDefined(); // a submission does not scan every task
     await s.housekeeper.tick(true);
-    expect(tasks.has(old)).toBe(false);
-    expect(tasks.has(fresh)).toBe(true);
+    expect(await tasks.get(old)).toBeUndefined();
+    expect(await tasks.get(fresh)).toBeDefined();
   });
 });

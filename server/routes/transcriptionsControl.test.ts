@@ -118,7 +118,7 @@ describe('restarts', () => {
     await poll(a, id); // the read after submission is done
     // A crash between the submission and the read leaves the task without its audio.
     const tasks = a.services.deps.store.collection<TaskRecord>('transcriptions');
-    const { audio: _read, ...unread } = tasks.get(id)!;
+    const { audio: _read, ...unread } = (await tasks.get(id))!;
     await tasks.put(id, unread);
     await a.stop();
 

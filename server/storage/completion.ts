@@ -32,17 +32,16 @@ export async function completeUpload(
   publicUrl: string,
 ) {
   // One completion per upload at a time; a concurrent one sees the outcome of the first. The
-  // slot is taken before the first read, so nothing slips in while the checks await the store.
+  // slot is taken before `complete` first awaits the store, so nothing slips in meanwhile.
   for (let p = svc.completing.get(req.upload_id); p; p = svc.completing.get(req.upload_id)) {
     await p.catch(() => undefined);
   }
-  let release = () => {};
-  svc.completing.set(req.upload_id, new Promise<void>((r) => (release = r)));
+  const work = complete(svc, user, req, publicUrl);
+  svc.completing.set(req.upload_id, work);
   try {
-    return await complete(svc, user, req, publicUrl);
+    return await work;
   } finally {
     svc.completing.delete(req.upload_id);
-    release();
   }
 }
 
@@ -66,7 +65,9 @@ async function complete(svc: StorageService, user: TokenClaims, req: CompleteReq
       );
     }
   }
-  const stored = await Promise.all(list.map((entry) => svc.parts.get(partKey(s.upload_id, entry.PartNumber))));
+  const stored = await Promise.all(
+    list.map((entry) => svc.parts.get(partKey(s.upload_id, entry.PartNumber))),
+  );
   const parts: PartRecord[] = list.map((entry, i) => {
     const rec = stored[i];
     if (!rec || rec.md5 !== bareEtag(entry.ETag).toLowerCase()) {

@@ -116,7 +116,9 @@ export class StorageService implements FileSource, Lifecycle {
   /** A live session, or undefined (unknown, completed, swept or past its lifetime). */
   async session(uploadId: string): Promise<UploadRecord | undefined> {
     const s = await this.uploads.get(uploadId);
-    return s && s.expires_ms > this.clockOf(s.client_id).now() && !(await committedFile(this, s)) ? s : undefined;
+    return s && s.expires_ms > this.clockOf(s.client_id).now() && !(await committedFile(this, s))
+      ? s
+      : undefined;
   }
 
   putPart(p: PartUpload): Promise<{ etag: string }> {

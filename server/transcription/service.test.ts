@@ -26,12 +26,12 @@ const BASE = 'http://sim.test/storage/files/';
 class TableSource implements FileSource {
   readonly table = new Map<string, FileLookup>();
   lookups = 0;
-  lookup(url: string): FileLookup | undefined {
+  async lookup(url: string): Promise<FileLookup | undefined> {
     if (!url.startsWith(BASE)) return undefined;
     this.lookups++;
     return this.table.get(url) ?? { status: 'missing', reason: 'NoSuchKey' };
   }
-  byId(fileId: string): FileLookup {
+  async byId(fileId: string): Promise<FileLookup> {
     this.lookups++;
     return this.table.get(BASE + fileId) ?? { status: 'missing', reason: 'NoSuchKey' };
   }
@@ -174,7 +174,7 @@ describe('TranscriptionService', () => {
   it('takes the outcome of a rule at submission and keeps it on the task', async () => {
     const asked: string[] = [];
     const { svc, advance } = await setup({
-      outcomeFor: (clientId) => {
+      outcomeFor: async (clientId) => {
         asked.push(clientId);
         return clientId === APP.client_id ? { status: 'FAILURE', message: 'rule says no' } : undefined;
       },

@@ -36,11 +36,11 @@ describe('TranscriptLibrary', () => {
     const extra = { ...seg(0, 1), confidence: 0.4 } as ReturnType<typeof seg>;
     const rec = await lib.attach(MD5, { language: 'en-US', segments: [extra] });
     expect(rec).toEqual({ md5: MD5.toLowerCase(), source: 'api', language: 'en-US', segments: [seg(0, 1)] });
-    expect(lib.forMd5(MD5.toLowerCase())).toEqual(rec);
+    expect(await lib.forMd5(MD5.toLowerCase())).toEqual(rec);
     await lib.attach(MD5.toLowerCase(), { language: 'fr-FR', segments: [seg(0, 2, 'Bonjour.')] });
-    expect(lib.list().map((t) => t.language)).toEqual(['fr-FR']);
+    expect((await lib.list()).map((t) => t.language)).toEqual(['fr-FR']);
     await lib.detach(MD5);
-    expect(lib.forMd5(MD5)).toBeUndefined();
+    expect(await lib.forMd5(MD5)).toBeUndefined();
     await expect(lib.detach(MD5)).rejects.toMatchObject({ status: 404, code: 'TRANSCRIPT_NOT_FOUND' });
     await expect(lib.attach(MD5, { language: 'en', segments: [seg(2, 1)] })).rejects.toMatchObject({
       status: 422,
