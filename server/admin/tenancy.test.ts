@@ -41,7 +41,7 @@ describe('a clock per app', () => {
     // The background sweep may already have removed A's abandoned session: its URL must still
     // expire on A's clock (403), not turn into a missing upload judged on the instance clock.
     await sim.housekeeper.tick(true);
-    expect(sim.services.storage.uploads.get(ua.UploadId)).toBeUndefined();
+    expect(await sim.services.storage.uploads.get(ua.UploadId)).toBeUndefined();
     expect((await binding(tb.user)).status).not.toBe(401);
     const putA = await putPart(ua.Parts[0]!.PresignedUrl, Buffer.alloc(10));
     const putB = await putPart(ub.Parts[0]!.PresignedUrl, Buffer.alloc(10));

@@ -211,11 +211,11 @@ describe('state and housekeeping', () => {
     });
     expect([done.status, done.body.detail]).toEqual([404, 'NoSuchUpload']);
     // Client requests never sweep: the background housekeeper does.
-    expect(sim.services.storage.uploads.get(old.UploadId)).toBeDefined();
+    expect(await sim.services.storage.uploads.get(old.UploadId)).toBeDefined();
     await startUpload(sim.api, token, 10);
-    expect(sim.services.storage.uploads.get(old.UploadId)).toBeDefined();
+    expect(await sim.services.storage.uploads.get(old.UploadId)).toBeDefined();
     expect(await sim.housekeeper.tick()).toBe(1);
-    expect(sim.services.storage.uploads.get(old.UploadId)).toBeUndefined();
+    expect(await sim.services.storage.uploads.get(old.UploadId)).toBeUndefined();
     expect(await readdir(join(dir, 'blobs', 'uploads'))).toEqual([keptDir]);
     expect((await fetch(kept.DownloadUrl)).status).toBe(200);
   });
