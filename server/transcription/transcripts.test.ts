@@ -69,7 +69,7 @@ describe('fixture sidecars', () => {
     ]);
     const lib = new TranscriptLibrary(new MemoryStore());
     await lib.seed(dir);
-    expect(lib.list()).toEqual([
+    expect(await lib.list()).toEqual([
       { md5: md5hex(audio), source: 'fixture', file: 'audio/x.mp3', ...JSON.parse(transcript) },
     ]);
   });
