@@ -9,7 +9,7 @@ import { adminGuard } from './http/adminGuard.js';
 import { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
 import { errorHandler } from './http/errorHandler.js';
 import { mountOperations, type OperationHook, publicUrlOf } from './http/mountOperations.js';
-import { storeSync } from './http/storeSync.js';
+import { requestStart } from './http/storeSync.js';
 import { type SimLocals, simLocals } from './http/types.js';
 import { adminHandlers, apiHandlers } from './routes/index.js';
 import { transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
@@ -49,10 +49,7 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use((_req, res, next) => {
-    simLocals(res);
-    next();
-  });
+  app.use(requestStart(deps.store));
   // Control plane: journal + request log for every request, fault and rate-limit hooks.
   const control = controlHooks(services);
   app.use(
@@ -65,9 +62,6 @@ export function createApp(deps: AppDeps): express.Express {
       ),
     ),
   );
-
-  // Every surface that reads state: mirrors current before auth reads them.
-  app.use([STORAGE_PREFIX, ...API_PREFIXES.map(([p]) => p), ADMIN_PREFIX], storeSync(deps.store));
 
   const storage = Router();
   mountOperations(storage, apiSpec(), apiHandlers, {

@@ -30,16 +30,20 @@ const first = (v: unknown): string | undefined =>
  * The app a request belongs to: the authenticated app on the partner API; on the storage
  * host (no credentials) the owner of the upload session or file the presigned URL names.
  */
-export async function requestClientId(
+export function requestClientId(
   services: Services,
   req: Request,
   res: Response,
-): Promise<string | undefined> {
+): string | undefined | Promise<string | undefined> {
   const sim = simLocals(res);
   if (sim.auth?.app) return sim.auth.app.client_id;
   if (!sim.op?.storage) return undefined;
-  sim.storageOwner ??= (await storageOwner(services, sim.op.id, req)) ?? null;
-  return sim.storageOwner ?? undefined;
+  // Answered without a promise when known: the journal asks on every request's close.
+  if (sim.storageOwner !== undefined) return sim.storageOwner ?? undefined;
+  return storageOwner(services, sim.op.id, req).then((owner) => {
+    sim.storageOwner = owner ?? null;
+    return owner;
+  });
 }
 
 async function storageOwner(services: Services, op: string, req: Request): Promise<string | undefined> {

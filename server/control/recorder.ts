@@ -38,19 +38,30 @@ export function requestRecorder(
     const started = performance.now();
     // A throw inside a 'close' listener is an uncaught exception: it would end the process
     // over one bad journal entry or log line. Recording is best effort; serving is not.
+    const failed = (e: unknown) => {
+      try {
+        logger.error({ err: e, path: scrub(req.originalUrl) }, 'request not recorded');
+      } catch {
+        // The logger itself failed: nothing left to tell.
+      }
+    };
     res.once('close', () => {
-      record().catch((e: unknown) => {
-        try {
-          logger.error({ err: e, path: scrub(req.originalUrl) }, 'request not recorded');
-        } catch {
-          // The logger itself failed: nothing left to tell.
-        }
-      });
+      try {
+        const status = outcome(res);
+        const found = surface === 'admin' ? undefined : requestClientId(services, req, res);
+        // Only a storage request whose owner was never looked up waits for the store.
+        if (found instanceof Promise) found.then((id) => record(status, id), failed).catch(failed);
+        else record(status, found).catch(failed);
+      } catch (e) {
+        failed(e);
+      }
     });
-    const record = async () => {
+    const record = async (
+      { status, error }: { status: number; error?: string },
+      found: string | undefined,
+    ) => {
       const sim = simLocals(res);
-      const { status, error } = outcome(res);
-      const owner = surface === 'admin' ? {} : await ownerOf(services, req, res, status);
+      const owner = surface === 'admin' ? {} : ownerOf(found, req, res, status);
       const entry: Omit<JournalEntry, 'id'> = {
         time: toIso(receivedMs),
         operation: sim.op?.id ?? null,
@@ -93,8 +104,7 @@ interface Owner {
  * `unverified`, always in the no-app ring: anyone can claim an id, so such requests must not
  * evict the app's own entries (or create rings); listing an app's journal still shows them.
  */
-async function ownerOf(services: Services, req: Request, res: Response, status: number): Promise<Owner> {
-  const found = await requestClientId(services, req, res);
+function ownerOf(found: string | undefined, req: Request, res: Response, status: number): Owner {
   const refusedUrl = simLocals(res).op?.storage && status === 403;
   if (found !== undefined && !refusedUrl) return { clientId: found, ring: found };
   const claimed = found ?? claimedClientId(req);
