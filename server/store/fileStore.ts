@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { TextFile } from 'lowdb/node';
 import { COLLECTIONS, type CollectionSpec } from './collections.js';
 import { lockDataDir } from './dataDirLock.js';
-import { MemoryCollection, MemoryStore } from './memoryStore.js';
+import { MemoryCollection } from './memoryCollection.js';
+import { MemoryStore } from './memoryStore.js';
 
 /**
  * The embedded default store: one small JSON file per record under
