@@ -140,6 +140,22 @@ describe('FaultService counts', () => {
       [null, 7],
     ]);
   });
+
+  it('passes over a rule another instance used up after this one read it, to the next candidate', async () => {
+    const store = new MemoryStore();
+    const svc = new FaultService(store, new ManualClock(), new Random('s'), () => new Set(['op']));
+    const once = await svc.create({ operation: 'op', status: 503, times: 1 });
+    const next = await svc.create({ operation: 'op', status: 500 });
+    const rules = store.mirrored<{ remaining: number | null }>('faults');
+    const update = rules.update.bind(rules);
+    // The other instance's hit lands between this one's read of the mirror and its update.
+    rules.update = async (id, fn) => {
+      if (id === once.id) await rules.put(id, { ...rules.peek(id)!, remaining: 0 });
+      return update(id, fn);
+    };
+    expect((await svc.pick({ operation: 'op', path: '/' }))?.id).toBe(next.id);
+    expect(svc.list().map((r) => r.hits)).toEqual([0, 1]);
+  });
 });
 
 describe('FaultService memory', () => {

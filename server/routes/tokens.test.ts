@@ -61,6 +61,10 @@ describe('partner token exchange', () => {
     expect(again.status).toBe(401);
     expect(again.body.detail).toBe('INVALID_REFRESH_TOKEN');
     expect((await refresh(second.body.refresh_token)).status).toBe(200);
+    // Exchanged twice at once: exactly one of the two gets a new pair.
+    const raced = await exchange(sim.api, DEMO_US.client_id, DEMO_US.secret_key);
+    const both = await Promise.all([refresh(raced.body.refresh_token), refresh(raced.body.refresh_token)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 401]);
   });
 });
 
@@ -130,6 +134,8 @@ describe('user tokens', () => {
   });
 
   it('expires tokens when the clock passes expires_in', async () => {
+    // Frozen: iat is in whole seconds, so a running clock could cross exp a few ms early.
+    await http('POST', `${sim.admin}/clock`, { json: { freeze: true } });
     const partner = (await exchange(sim.api, DEMO_US.client_id, DEMO_US.secret_key)).body.access_token;
     expect((await mint({ user_id: 'user-000001' }, partner)).status).toBe(200);
     await http('POST', `${sim.admin}/clock`, { json: { advance_ms: 3599_000 } });
