@@ -18,6 +18,7 @@ export function committedFile(svc: StorageService, s: UploadRecord): FileRecord 
 export async function dropUpload(svc: StorageService, s: UploadRecord): Promise<void> {
   const file = committedFile(svc, s);
   await svc.uploads.delete(s.upload_id);
+  svc.fileMd5.forget(s.upload_id);
   const keys = Array.from({ length: s.part_count }, (_, i) => partKey(s.upload_id, i + 1));
   const blobs = keys.map((k) => svc.parts.get(k)?.blob);
   await Promise.all(keys.map((k) => svc.parts.delete(k)));
