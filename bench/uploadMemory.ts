@@ -1,8 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { completeUpload, startUpload } from '../server/client/steps.js';
 import { DEMO_US, userToken } from '../server/testing/http.js';
-import { compareDownloads, partFiles, startFileServer } from './download.js';
+import { compareDownloads, partFiles, startFileServer, startSinkServer } from './baselines.js';
 import { type Benchmark, type BenchResult, fmt } from './lib.js';
 import { type SimHandle, startDiskSim } from './simProcess.js';
 
@@ -108,9 +111,11 @@ export async function runUploadMemory(opts: UploadMemoryOptions = {}): Promise<U
     return { md5: hash.digest('hex'), rate: size / MiB / (ms / 1000) };
   };
   const { md5, rate: md5Before } = md5Speed();
+  const body = (n: number) => make(n, lengthOf(n));
 
   const sim = opts.sim ?? (await startDiskSim(['--chunk-size', String(partBytes)]));
   try {
+    const bare = sim.dataDir ? await bareUploadRate(parts, concurrency, body, size) : undefined;
     const { user } = await userToken(`${sim.url}/developer/api`, DEMO_US);
     const api = `${sim.url}/developer/api`;
     const afterStart = await sim.rssBytes();
@@ -119,20 +124,8 @@ export async function runUploadMemory(opts: UploadMemoryOptions = {}): Promise<U
     const t0 = performance.now();
     const s = await startUpload(api, user, size);
     if (s.ChunkSize !== partBytes) throw new Error(`server ChunkSize ${s.ChunkSize} ≠ ${partBytes}`);
-    const etags: string[] = [];
-    const queue = [...s.Parts];
-    const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        for (let p = queue.shift(); p; p = queue.shift()) {
-          const r = await putPart(agent, p.PresignedUrl, make(p.PartNumber, lengthOf(p.PartNumber)));
-          if (r.status !== 200) throw new Error(`PUT part ${p.PartNumber}: ${r.status} ${r.text}`);
-          etags[p.PartNumber - 1] = r.etag!;
-        }
-      }),
-    );
+    const etags = await putAll(s.Parts, concurrency, body);
     const t1 = performance.now();
-    agent.destroy();
     const part_list = etags.map((ETag, i) => ({ PartNumber: i + 1, ETag }));
     const done = await completeUpload(api, user, {
       file_id: s.FileId,
@@ -182,6 +175,9 @@ export async function runUploadMemory(opts: UploadMemoryOptions = {}): Promise<U
         `upload ${fmtMiB(size)} in ${parts} parts of ${fmtMiB(partBytes)}, ${concurrency} in flight`,
         `MD5 of the same bytes, one thread: ${md5Rate.toFixed(0)} MiB/s (best of before and after)`,
         `PUT throughput:   ${putRate.toFixed(0)} MiB/s = ${(putRate / md5Rate).toFixed(2)} × MD5 speed (target ≥ ${UPLOAD_RATIO}) ${mark(checks.upload)}`,
+        bare
+          ? `(a bare server writing the same PUTs to disk, no hashing: ${bare.toFixed(0)} MiB/s = ${(bare / md5Rate).toFixed(2)} × MD5 speed; the simulator reaches ${(putRate / bare).toFixed(2)} × it)`
+          : '(no bare-server ceiling measured: in-process simulator)',
         `complete-upload:  ${completeMs.toFixed(0)} ms (target ≤ ${COMPLETE_MS}) ${mark(checks.complete)}; end to end ${totalRate.toFixed(0)} MiB/s`,
         `server RSS: ${fmtMiB(afterStart)} at start, peak ${fmtMiB(peak)}, growth ${fmtMiB(growth)} (limit ${fmtMiB(rssLimit)}) ${mark(checks.rss)}`,
         dl
@@ -192,6 +188,49 @@ export async function runUploadMemory(opts: UploadMemoryOptions = {}): Promise<U
     };
   } finally {
     if (!opts.sim) await sim.stop();
+  }
+}
+
+/** PUT every part (`concurrency` at a time, keep-alive); their ETags by part number. */
+async function putAll(
+  parts: { PartNumber: number; PresignedUrl: string }[],
+  concurrency: number,
+  body: (n: number) => Buffer,
+): Promise<string[]> {
+  const etags: string[] = [];
+  const queue = [...parts];
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  try {
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let p = queue.shift(); p; p = queue.shift()) {
+          const r = await putPart(agent, p.PresignedUrl, body(p.PartNumber));
+          if (r.status !== 200) throw new Error(`PUT part ${p.PartNumber}: ${r.status} ${r.text}`);
+          etags[p.PartNumber - 1] = r.etag!;
+        }
+      }),
+    );
+  } finally {
+    agent.destroy();
+  }
+  return etags;
+}
+
+/** MiB/s of the same PUTs into a bare disk-writing server (the machine's ceiling). */
+async function bareUploadRate(parts: number, concurrency: number, body: (n: number) => Buffer, size: number) {
+  const dir = await mkdtemp(join(tmpdir(), 'partner-sim-bare-'));
+  const server = await startSinkServer(dir);
+  try {
+    const urls = Array.from({ length: parts }, (_, i) => ({
+      PartNumber: i + 1,
+      PresignedUrl: `${server.url}${i + 1}`,
+    }));
+    const t0 = performance.now();
+    await putAll(urls, concurrency, body);
+    return size / MiB / ((performance.now() - t0) / 1000);
+  } finally {
+    server.stop();
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

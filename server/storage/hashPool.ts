@@ -116,10 +116,13 @@ export class HashPool {
     this.slots = Array.from({ length: size }, () => undefined);
   }
 
-  /** The worker with the fewest jobs in progress (for part hashes, which keep no state). */
+  /**
+   * The worker with the fewest jobs in progress (for part hashes, which keep no state); ties
+   * go to the last, as running hashes are handed out from the first (RunningMd5).
+   */
   leastBusy(): number {
-    let best = 0;
-    for (let i = 1; i < this.size; i++) {
+    let best = this.size - 1;
+    for (let i = best - 1; i >= 0; i--) {
       if ((this.slots[i]?.jobs ?? 0) < (this.slots[best]?.jobs ?? 0)) best = i;
     }
     return best;

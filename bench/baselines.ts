@@ -4,7 +4,7 @@ import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 
 /**
- * The baseline of a download: a bare node:http server in its own process (as the simulator
+ * Baselines the upload benchmark measures in the same run. The baseline of a download: a bare node:http server in its own process (as the simulator
  * is) answering every GET with plain `fs.createReadStream`s of the given files, one after
  * the other, piped into the response.
  */
@@ -22,6 +22,23 @@ const server = createServer(async (req, res) => {
 server.listen(0, '127.0.0.1', () => process.stdout.write('port ' + server.address().port + '\\n'));
 `;
 
+/**
+ * The ceiling of an upload on this machine: a bare node:http server in its own process that
+ * streams each PUT body into its own file (fs.createWriteStream, no hashing, no checks) and
+ * answers 200. Files go to the folder given as its first argument.
+ */
+const SINK_SERVER = `
+const { createServer } = require('node:http');
+const { createWriteStream } = require('node:fs');
+const { pipeline } = require('node:stream/promises');
+let n = 0;
+const server = createServer(async (req, res) => {
+  await pipeline(req, createWriteStream(process.argv[1] + '/' + n++));
+  res.writeHead(200, { etag: '"0"' }).end();
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write('port ' + server.address().port + '\\n'));
+`;
+
 /** The blob files of an upload in a simulator's data folder, in part order. */
 export async function partFiles(dataDir: string, uploadId: string): Promise<string[]> {
   const dir = join(dataDir, 'blobs', 'uploads', uploadId);
@@ -30,16 +47,23 @@ export async function partFiles(dataDir: string, uploadId: string): Promise<stri
 }
 
 /** Serve `files` as one download from a child process; `stop` ends it. */
-export function startFileServer(files: string[]): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, ['-e', FILE_SERVER, ...files], {
+export const startFileServer = (files: string[]) => startChild(FILE_SERVER, files);
+
+/** A bare server writing each PUT body to a file in `dir` (see SINK_SERVER). */
+export const startSinkServer = (dir: string) => startChild(SINK_SERVER, [dir]);
+
+function startChild(script: string, args: string[]): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, ['-e', script, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`file server exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`baseline server exited with ${code}`)));
     child.stdout!.on('data', (d: Buffer) => {
       const port = /port (\d+)/.exec(d.toString())?.[1];
       if (!port) return;
       child.removeAllListeners('exit');
+      child.stdout!.removeAllListeners('data');
+      child.stdout!.removeAllListeners('data');
       resolve({ url: `http://127.0.0.1:${port}/`, stop: () => child.kill() });
     });
   });
