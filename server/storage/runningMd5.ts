@@ -62,7 +62,7 @@ export class RunningMd5 {
       this.pool.truncate(r.worker, this.key(uploadId), part - 1);
     }
     const running = r;
-    r.chain = r.chain.then(() => this.pump(uploadId, running));
+    r.chain = r.chain.then(() => this.pump(uploadId, running)).catch(() => undefined);
   }
 
   /** Feed parts in order while the next one is stored; stop quietly at the first failure. */
