@@ -125,9 +125,9 @@ describe.skipIf(!PG_TEST_URL)(`${INSTANCES} instances on one PostgreSQL ${pgSkip
     const put = await putPart(onB, bytes);
     expect(put.status, put.text).toBe(200);
     const done = await completeUpload(api(C()), user, {
-      FileId: session.FileId,
-      UploadId: session.UploadId,
-      Parts: [{ PartNumber: 1, ETag: put.headers.get('etag')! }],
+      file_id: session.FileId,
+      upload_id: session.UploadId,
+      part_list: [{ PartNumber: 1, ETag: put.etag! }],
     });
     expect(done.status, done.text).toBe(200);
     const url = (done.body as { DownloadUrl: string }).DownloadUrl.replace(C().url, A().url);

@@ -36,6 +36,13 @@ function checkKey(key: string): string {
   return key;
 }
 
+/**
+ * Bytes per read of a blob (Node's default is 64 KiB): fewer reads and fewer writes to the
+ * socket per download. Measured against a plain 64 KiB file stream in the same run (busy
+ * machine): 0.81–0.87× with the default, 0.90–1.22× with this.
+ */
+const READ_BUFFER = 256 * 1024;
+
 /** Blobs as files under `<dataDir>/blobs`: streamed in and out, never held in memory whole. */
 export class DiskBlobStore implements BlobStore {
   readonly kind = 'disk';
@@ -55,7 +62,8 @@ export class DiskBlobStore implements BlobStore {
   }
 
   open(key: string, range?: ByteRange): Readable {
-    return createReadStream(this.path(key), range ? { start: range.start, end: range.end } : {});
+    const opts = { highWaterMark: READ_BUFFER };
+    return createReadStream(this.path(key), range ? { ...opts, start: range.start, end: range.end } : opts);
   }
 
   async delete(key: string): Promise<void> {
