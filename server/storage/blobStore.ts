@@ -15,7 +15,7 @@ export interface ByteRange {
  * Writers are plain Writables so callers stream into them with backpressure.
  */
 export interface BlobStore {
-  readonly kind: 'disk' | 'memory';
+  readonly kind: 'disk' | 'memory' | 'postgres';
   /** A sink for a new blob at `key` (replacing any). The blob exists once the sink finished. */
   sink(key: string): Promise<Writable>;
   open(key: string, range?: ByteRange): Readable;
