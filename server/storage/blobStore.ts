@@ -29,7 +29,7 @@ export interface BlobStore {
   clear(): Promise<void>;
 }
 
-function checkKey(key: string): string {
+export function checkKey(key: string): string {
   if (!/^[a-z]+(\/[A-Za-z0-9_.-]+)+$/.test(key) || key.includes('..')) {
     throw new Error(`invalid blob key: ${key}`);
   }
@@ -154,8 +154,4 @@ function* slice(chunks: Buffer[], range?: ByteRange): Generator<Buffer> {
     if (from > range.end) return;
     yield c.subarray(Math.max(0, range.start - from), Math.min(c.length, range.end - from + 1));
   }
-}
-
-export function openBlobStore(opts: { inMemory: boolean; dataDir: string }): BlobStore {
-  return opts.inMemory ? new MemoryBlobStore() : new DiskBlobStore(join(opts.dataDir, 'blobs'));
 }

@@ -240,14 +240,18 @@ function sharedCases(openPeer: () => Promise<Store>, first: () => Store): void {
     it('counts concurrent updates from both instances exactly', async () => {
       const a = first();
       const bump = (s: Store) =>
-        s.mirrored<{ left: number }>('faults').update('f', (cur) => ({ next: { left: (cur?.left ?? 0) + 1 }, result: 0 }));
+        s
+          .mirrored<{ left: number }>('faults')
+          .update('f', (cur) => ({ next: { left: (cur?.left ?? 0) + 1 }, result: 0 }));
       await Promise.all(Array.from({ length: 20 }, (_, i) => bump(i % 2 ? a : b)));
       await Promise.all([a.sync(), b.sync()]);
       expect(a.mirrored('faults').peek('f')).toEqual({ left: 20 });
       expect(b.mirrored('faults').peek('f')).toEqual({ left: 20 });
       const wins = await Promise.all(
         [a, b, a, b].map((s, i) =>
-          s.collection<{ by: number }>('devices').update('race', (cur) => (cur ? { result: false } : { next: { by: i }, result: true })),
+          s
+            .collection<{ by: number }>('devices')
+            .update('race', (cur) => (cur ? { result: false } : { next: { by: i }, result: true })),
         ),
       );
       expect(wins.filter(Boolean)).toHaveLength(1);
@@ -322,9 +326,11 @@ function blobCases(blobsOf: () => BlobStore): void {
         [MiB, 2 * MiB - 1],
         [100, 2.5 * MiB - 1],
       ] as const)
-        expect((await readAll(blobs.open('uploads/u_1/1-a', { start, end }))).equals(data.subarray(start, end + 1))).toBe(
-          true,
-        );
+        expect(
+          (await readAll(blobs.open('uploads/u_1/1-a', { start, end }))).equals(
+            data.subarray(start, end + 1),
+          ),
+        ).toBe(true);
       expect((await blobs.keys()).sort()).toEqual(['files/file_1', 'uploads/u_1/1-a', 'uploads/u_1/2-b']);
       await writeBlob(blobs, 'files/file_1', Buffer.from('replaced'));
       expect((await readAll(blobs.open('files/file_1'))).toString()).toBe('replaced');
@@ -340,7 +346,9 @@ function blobCases(blobsOf: () => BlobStore): void {
     it('shows a blob only once its sink finished', async () => {
       const blobs = blobsOf();
       const sink = await blobs.sink('files/file_late');
-      await new Promise<void>((resolve, reject) => sink.write(pattern(MiB + 10, 1), (e) => (e ? reject(e) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        sink.write(pattern(MiB + 10, 1), (e) => (e ? reject(e) : resolve())),
+      );
       expect(await blobs.keys()).not.toContain('files/file_late');
       await new Promise<void>((resolve) => sink.end(resolve));
       expect(await blobs.keys()).toContain('files/file_late');

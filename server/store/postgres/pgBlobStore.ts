@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
-import type { BlobStore, ByteRange } from '../../storage/blobStore.js';
+import { type BlobStore, type ByteRange, checkKey } from '../../storage/blobStore.js';
 import type { Pool } from './pool.js';
 
 /** Bytes per `blob_chunks` row: large enough that a row costs little, small to stream. */
 export const CHUNK = 1024 * 1024;
-
-function checkKey(key: string): string {
-  if (!/^[a-z]+(\/[A-Za-z0-9_.-]+)+$/.test(key) || key.includes('..')) throw new Error(`invalid blob key: ${key}`);
-  return key;
-}
 
 const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`;
 
@@ -38,7 +33,11 @@ export class PgBlobStore implements BlobStore {
     let n = 0;
     let size = 0;
     const writeChunk = async (chunk: Buffer) => {
-      await this.db.query('INSERT INTO blob_chunks (blob_id, n, data) VALUES ($1, $2, $3)', [blobId, n++, chunk]);
+      await this.db.query('INSERT INTO blob_chunks (blob_id, n, data) VALUES ($1, $2, $3)', [
+        blobId,
+        n++,
+        chunk,
+      ]);
       size += chunk.length;
     };
     // Full CHUNK-sized rows except the last, so a byte offset names its row by division.
@@ -53,7 +52,8 @@ export class PgBlobStore implements BlobStore {
       }
     };
     let finished = false;
-    const discard = () => this.db.query('DELETE FROM blob_chunks WHERE blob_id = $1', [blobId]).catch(() => {});
+    const discard = () =>
+      this.db.query('DELETE FROM blob_chunks WHERE blob_id = $1', [blobId]).catch(() => {});
     return new Writable({
       highWaterMark: CHUNK,
       write: (chunk: Buffer, _enc, cb) => {
@@ -107,7 +107,13 @@ export class PgBlobStore implements BlobStore {
               this.push(null);
               return;
             }
-            plan = { blobId: row.blob_id, n: Math.floor(start / CHUNK), last: Math.floor(end / CHUNK), offset: start, end };
+            plan = {
+              blobId: row.blob_id,
+              n: Math.floor(start / CHUNK),
+              last: Math.floor(end / CHUNK),
+              offset: start,
+              end,
+            };
           }
           if (plan.n > plan.last) {
             this.push(null);
@@ -148,7 +154,9 @@ export class PgBlobStore implements BlobStore {
   }
 
   async keys(): Promise<string[]> {
-    return (await this.db.query<{ key: string }>('SELECT key FROM blobs ORDER BY key')).rows.map((r) => r.key);
+    return (await this.db.query<{ key: string }>('SELECT key FROM blobs ORDER BY key')).rows.map(
+      (r) => r.key,
+    );
   }
 
   async clear(): Promise<void> {

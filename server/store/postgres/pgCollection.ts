@@ -42,7 +42,10 @@ export class PgCollection<T> implements Collection<T> {
   }
 
   async get(id: string): Promise<T | undefined> {
-    const r = await this.db.query('SELECT data FROM records WHERE collection = $1 AND id = $2', [this.name, id]);
+    const r = await this.db.query('SELECT data FROM records WHERE collection = $1 AND id = $2', [
+      this.name,
+      id,
+    ]);
     return r.rows[0]?.data;
   }
 
@@ -60,7 +63,9 @@ export class PgCollection<T> implements Collection<T> {
   }
 
   async count(): Promise<number> {
-    const r = await this.db.query('SELECT count(*)::int AS n FROM records WHERE collection = $1', [this.name]);
+    const r = await this.db.query('SELECT count(*)::int AS n FROM records WHERE collection = $1', [
+      this.name,
+    ]);
     return r.rows[0].n;
   }
 
@@ -93,7 +98,9 @@ export class PgCollection<T> implements Collection<T> {
       return r.rowCount === 1;
     }
     const v = await this.versioned(async (c, bump) => {
-      if ((await c.query('SELECT 1 FROM records WHERE collection = $1 AND id = $2', [this.name, id])).rowCount)
+      if (
+        (await c.query('SELECT 1 FROM records WHERE collection = $1 AND id = $2', [this.name, id])).rowCount
+      )
         return undefined;
       const version = await bump();
       await c.query(sql, [this.name, id, JSON.stringify(value), version]);
@@ -210,10 +217,10 @@ const TOMBSTONE_HORIZON = 1000;
 async function pruneTombstones(c: Queryable, collection: string, below: number): Promise<void> {
   if (below <= 0) return;
   await c.query('DELETE FROM tombstones WHERE collection = $1 AND version < $2', [collection, below]);
-  await c.query('UPDATE mirror_versions SET pruned_below = greatest(pruned_below, $2) WHERE collection = $1', [
-    collection,
-    below,
-  ]);
+  await c.query(
+    'UPDATE mirror_versions SET pruned_below = greatest(pruned_below, $2) WHERE collection = $1',
+    [collection, below],
+  );
 }
 
 async function tombstone(c: Queryable, collection: string, ids: string[], version: number): Promise<void> {
@@ -226,7 +233,12 @@ async function tombstone(c: Queryable, collection: string, ids: string[], versio
 
 /** A mirrored collection: the table as above, plus this instance's copy read with `peek`. */
 export class PgMirroredCollection<T> extends PgCollection<T> implements MirroredCollection<T> {
-  constructor(name: string, db: Pool, spec: CollectionSpec, private readonly local: Mirror<T>) {
+  constructor(
+    name: string,
+    db: Pool,
+    spec: CollectionSpec,
+    private readonly local: Mirror<T>,
+  ) {
     super(name, db, spec, local);
   }
 

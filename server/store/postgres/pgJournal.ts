@@ -104,7 +104,9 @@ export class PgJournal implements JournalLog {
          WHERE k <= $1 AND (ring = $2 OR client_id = $2)`,
         [this.capacity, clientId],
       );
-      await c.query(`DELETE FROM journal WHERE ring = $1 OR (ring = '${NO_APP}' AND client_id = $1)`, [clientId]);
+      await c.query(`DELETE FROM journal WHERE ring = $1 OR (ring = '${NO_APP}' AND client_id = $1)`, [
+        clientId,
+      ]);
       return n.rows[0]!.n;
     });
   }

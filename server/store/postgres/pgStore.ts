@@ -1,12 +1,19 @@
 import { COLLECTIONS, type CollectionSpec, collectionSpec } from '../collections.js';
-import { assertCollectionName, type Collection, type JournalLog, type MirroredCollection, type Store } from '../store.js';
+import {
+  assertCollectionName,
+  type Collection,
+  type JournalLog,
+  type MirroredCollection,
+  type Store,
+} from '../store.js';
 import { Mirror } from './mirror.js';
 import { PgBlobStore } from './pgBlobStore.js';
 import { MIRROR_CHANNEL, PgCollection, PgMirroredCollection } from './pgCollection.js';
 import { PgJournal } from './pgJournal.js';
-import { inTransaction, openPool, type Pool, redactUrl } from './pool.js';
+import { inTransaction, openPool, type Pool } from './pool.js';
 import { migrate } from './schema.js';
 import { MirrorSync } from './sync.js';
+import { redactUrl } from './url.js';
 
 /**
  * All state in one PostgreSQL database, shared by every instance that opens it (`--store
@@ -64,7 +71,8 @@ export class PgStore implements Store {
     if (!c) {
       assertCollectionName(name);
       const spec = collectionSpec(name);
-      if (!spec.mirrored) throw new Error(`collection ${name} is not declared mirrored (store/collections.ts)`);
+      if (!spec.mirrored)
+        throw new Error(`collection ${name} is not declared mirrored (store/collections.ts)`);
       const m = new Mirror<unknown>();
       this.mirrors.set(name, m);
       c = new PgMirroredCollection(name, this.db, spec, m);
@@ -100,7 +108,8 @@ export class PgStore implements Store {
       await c.query('TRUNCATE records, tombstones, journal');
       return r.rows;
     });
-    for (const { collection, version } of versions) this.mirrors.get(collection)?.replace([], Number(version));
+    for (const { collection, version } of versions)
+      this.mirrors.get(collection)?.replace([], Number(version));
   }
 
   async flush(): Promise<void> {}

@@ -1,8 +1,9 @@
 import pg from 'pg';
+import { isPostgresUrl, redactUrl } from './url.js';
 
 /**
  * The connection side of the PostgreSQL store: one pool per store, a transaction helper that
- * retries what PostgreSQL itself asks to retry, and the URL as it may be shown (no password).
+ * retries what PostgreSQL itself asks to retry, and start-up errors worth one line.
  */
 export type Pool = pg.Pool;
 export type Client = pg.PoolClient;
@@ -10,21 +11,6 @@ export type Client = pg.PoolClient;
 /** Startup failures worth one line (bad URL, unreachable, refused login): no stack trace. */
 export class StoreOpenError extends Error {
   override readonly name = 'StoreOpenError';
-}
-
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
-}
-
-/** The URL with its password replaced, for logs, `location` and error messages. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
-  }
 }
 
 export async function openPool(url: string, max = 20): Promise<Pool> {

@@ -79,7 +79,8 @@ export async function migrate(pool: Pool): Promise<void> {
       );
     for (let v = current; v < SCHEMA_VERSION; v++) await c.query(MIGRATIONS[v]!);
     if (r.rows.length === 0) await c.query('INSERT INTO schema_version VALUES ($1)', [SCHEMA_VERSION]);
-    else if (current !== SCHEMA_VERSION) await c.query('UPDATE schema_version SET version = $1', [SCHEMA_VERSION]);
+    else if (current !== SCHEMA_VERSION)
+      await c.query('UPDATE schema_version SET version = $1', [SCHEMA_VERSION]);
     await syncIndexes(c, COLLECTIONS);
     const mirrored = Object.entries(COLLECTIONS as Record<string, CollectionSpec>)
       .filter(([, s]) => s.mirrored)
@@ -107,16 +108,12 @@ async function syncIndexes(c: Client, collections: Record<string, CollectionSpec
   const wanted = new Map<string, string>();
   for (const [name, s] of Object.entries(collections))
     for (const f of s.indexes)
-      wanted.set(
-        indexName(name, f),
-        `ON records (${fieldExpr(f)}) WHERE collection = '${name}'`,
-      );
+      wanted.set(indexName(name, f), `ON records (${fieldExpr(f)}) WHERE collection = '${name}'`);
   const have = await c.query<{ indexname: string }>(
     `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'records' AND indexname LIKE 'rx\\_%'`,
   );
   for (const { indexname } of have.rows)
     if (!wanted.has(indexname)) await c.query(`DROP INDEX "${indexname}"`);
   const present = new Set(have.rows.map((r) => r.indexname));
-  for (const [name, def] of wanted)
-    if (!present.has(name)) await c.query(`CREATE INDEX "${name}" ${def}`);
+  for (const [name, def] of wanted) if (!present.has(name)) await c.query(`CREATE INDEX "${name}" ${def}`);
 }

@@ -49,7 +49,9 @@ export class MirrorSync {
   }
 
   private async run(): Promise<void> {
-    const r = await this.db.query<VersionRow>('SELECT collection, version, pruned_below FROM mirror_versions');
+    const r = await this.db.query<VersionRow>(
+      'SELECT collection, version, pruned_below FROM mirror_versions',
+    );
     const stale: Array<[string, number]> = [];
     const reload: Array<[string, number]> = [];
     for (const row of r.rows) {
@@ -61,7 +63,9 @@ export class MirrorSync {
     }
     await Promise.all([
       ...reload.map(([name, version]) => this.reload(name, version)),
-      stale.length ? this.fetchChanges(stale, new Map(r.rows.map((x) => [x.collection, Number(x.version)]))) : null,
+      stale.length
+        ? this.fetchChanges(stale, new Map(r.rows.map((x) => [x.collection, Number(x.version)])))
+        : null,
     ]);
   }
 
