@@ -1,0 +1,72 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, PG_SKIP_REASON, testPgUrl } from '../../testing/pgCluster.js';
+import { COLLECTIONS } from '../collections.js';
+import { PgStore } from './pgStore.js';
+import { StoreOpenError } from './pool.js';
+import { fieldExpr, SCHEMA_VERSION } from './schema.js';
+
+describe.skipIf(!testPgUrl)(
+  `PostgreSQL schema (${testPgUrl ? 'PARTNER_SIM_TEST_PG' : PG_SKIP_REASON})`,
+  () => {
+    let db: { url: string; drop: () => Promise<void> };
+    let sql: pg.Client;
+    beforeAll(async () => {
+      db = await freshDatabase();
+      sql = new pg.Client({ connectionString: db.url });
+      await sql.connect();
+    });
+    afterAll(async () => {
+      await sql?.end();
+      await db?.drop();
+    });
+
+    it('is created once when many instances start together, and opening again changes nothing', async () => {
+      const stores = await Promise.all(
+        Array.from({ length: 6 }, () => PgStore.open(db.url, { listen: false })),
+      );
+      await Promise.all(stores.map((s) => s.close()));
+      const again = await PgStore.open(db.url, { listen: false });
+      await again.close();
+      const v = await sql.query('SELECT version FROM schema_version');
+      expect(v.rows).toEqual([{ version: SCHEMA_VERSION }]);
+      const mirrored = Object.entries(COLLECTIONS)
+        .filter(([, s]) => s.mirrored)
+        .map(([n]) => n)
+        .sort();
+      const m = await sql.query('SELECT collection FROM mirror_versions ORDER BY collection');
+      expect(m.rows.map((r) => r.collection)).toEqual(mirrored);
+    });
+
+    it('answers an indexed look-up from its expression index', async () => {
+      await sql.query('SET enable_seqscan = off');
+      for (const [name, spec] of Object.entries(COLLECTIONS))
+        for (const field of spec.indexes) {
+          const plan = await sql.query(
+            `EXPLAIN SELECT data FROM records WHERE collection = $1 AND ${fieldExpr(field)} = $2`,
+            [name, 'x'],
+          );
+          const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+          expect(text, `${name}.${field}`).toContain(`rx_${name.toLowerCase()}_${field.replace('.', '__')}`);
+        }
+    });
+
+    it('refuses a database migrated by a newer partner-sim, in one line', async () => {
+      await sql.query('UPDATE schema_version SET version = $1', [SCHEMA_VERSION + 1]);
+      await expect(PgStore.open(db.url, { listen: false })).rejects.toThrow(
+        /newer than this partner-sim knows/,
+      );
+      await sql.query('UPDATE schema_version SET version = $1', [SCHEMA_VERSION]);
+    });
+
+    it('names a database it cannot use without its password', async () => {
+      const u = new URL(db.url);
+      u.pathname = '/no_such_db';
+      u.password = 'hunter2';
+      const err = await PgStore.open(u.toString()).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(StoreOpenError);
+      expect((err as Error).message).toMatch(/cannot use PostgreSQL at .*no_such_db/);
+      expect((err as Error).message).not.toContain('hunter2');
+    });
+  },
+);
