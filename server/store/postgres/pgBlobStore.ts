@@ -32,38 +32,56 @@ export class PgBlobStore implements BlobStore {
     let pendingBytes = 0;
     let n = 0;
     let size = 0;
-    const writeChunk = async (chunk: Buffer) => {
-      await this.db.query('INSERT INTO blob_chunks (blob_id, n, data) VALUES ($1, $2, $3)', [
-        blobId,
-        n++,
-        chunk,
-      ]);
-      size += chunk.length;
+    let failed: Error | undefined;
+    const inFlight = new Set<Promise<void>>();
+    const send = (chunk: Buffer) => {
+      const p = this.db
+        .query('INSERT INTO blob_chunks (blob_id, n, data) VALUES ($1, $2, $3)', [blobId, n++, chunk])
+        .then(
+          () => {
+            size += chunk.length;
+          },
+          (e: Error) => {
+            failed ??= e;
+          },
+        )
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
     };
     // Full CHUNK-sized rows except the last, so a byte offset names its row by division.
-    const drain = async (all: boolean) => {
+    const cut = (all: boolean) => {
       while (pendingBytes >= CHUNK || (all && pendingBytes > 0)) {
         const whole = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
         const take = Math.min(CHUNK, whole.length);
-        await writeChunk(whole.subarray(0, take));
+        send(whole.subarray(0, take));
         const rest = whole.subarray(take);
         pending = rest.length ? [rest] : [];
         pendingBytes = rest.length;
       }
     };
+    // Two INSERTs in flight (on two pooled connections): the next chunk travels while the
+    // database stores the last one; more would only hold more of the upload in memory.
+    const settled = async (max: number) => {
+      while (inFlight.size > max) await Promise.race(inFlight);
+      if (failed) throw failed;
+    };
     let finished = false;
+    // After the INSERTs still in flight, so none lands after the delete.
     const discard = () =>
-      this.db.query('DELETE FROM blob_chunks WHERE blob_id = $1', [blobId]).catch(() => {});
+      Promise.allSettled([...inFlight])
+        .then(() => this.db.query('DELETE FROM blob_chunks WHERE blob_id = $1', [blobId]))
+        .catch(() => {});
     return new Writable({
       highWaterMark: CHUNK,
       write: (chunk: Buffer, _enc, cb) => {
         pending.push(chunk);
         pendingBytes += chunk.length;
-        if (pendingBytes < CHUNK) return cb();
-        drain(false).then(() => cb(), cb);
+        cut(false);
+        settled(1).then(() => cb(), cb);
       },
       final: (cb) => {
-        drain(true)
+        cut(true);
+        settled(0)
           .then(() =>
             this.db.query(
               `WITH old AS (SELECT blob_id FROM blobs WHERE key = $1 FOR UPDATE),
@@ -87,52 +105,23 @@ export class PgBlobStore implements BlobStore {
 
   open(key: string, range?: ByteRange): Readable {
     checkKey(key);
-    let plan: { blobId: string; n: number; last: number; offset: number; end: number } | undefined;
     const db = this.db;
+    // The next chunk is fetched while the current one is consumed: one round trip ahead.
+    let chunks: AsyncIterator<Buffer> | undefined;
     return new Readable({
       highWaterMark: CHUNK,
       async read() {
         try {
-          if (!plan) {
-            const r = await db.query<{ blob_id: string; size: string }>(
-              'SELECT blob_id, size FROM blobs WHERE key = $1',
-              [key],
-            );
-            const row = r.rows[0];
-            if (!row) throw Object.assign(new Error(`no blob ${key}`), { code: 'ENOENT' });
-            const size = Number(row.size);
-            const start = range?.start ?? 0;
-            const end = Math.min(range?.end ?? size - 1, size - 1);
-            if (end < start) {
-              this.push(null);
-              return;
-            }
-            plan = {
-              blobId: row.blob_id,
-              n: Math.floor(start / CHUNK),
-              last: Math.floor(end / CHUNK),
-              offset: start,
-              end,
-            };
-          }
-          if (plan.n > plan.last) {
-            this.push(null);
-            return;
-          }
-          // substring's offsets are 1-based; on EXTERNAL storage only the slices needed are read.
-          const from = plan.offset - plan.n * CHUNK;
-          const len = Math.min(CHUNK, plan.end - plan.n * CHUNK + 1) - from;
-          const r = await db.query<{ d: Buffer }>(
-            'SELECT substring(data FROM $3 FOR $4) AS d FROM blob_chunks WHERE blob_id = $1 AND n = $2',
-            [plan.blobId, plan.n, from + 1, len],
-          );
-          if (!r.rows[0]) throw Object.assign(new Error(`no blob ${key}`), { code: 'ENOENT' });
-          plan.n++;
-          plan.offset = plan.n * CHUNK;
-          this.push(r.rows[0].d);
+          chunks ??= fetchChunks(db, key, range);
+          const next = await chunks.next();
+          this.push(next.done ? null : next.value);
         } catch (e) {
           this.destroy(e as Error);
         }
+      },
+      destroy(err, cb) {
+        chunks?.return?.();
+        cb(err);
       },
     });
   }
@@ -161,5 +150,36 @@ export class PgBlobStore implements BlobStore {
 
   async clear(): Promise<void> {
     await this.db.query('TRUNCATE blobs, blob_chunks');
+  }
+}
+
+/** The slices of the chunks covering `range`, each fetched while the one before is consumed. */
+async function* fetchChunks(db: Pool, key: string, range?: ByteRange): AsyncGenerator<Buffer> {
+  const r = await db.query<{ blob_id: string; size: string }>(
+    'SELECT blob_id, size FROM blobs WHERE key = $1',
+    [key],
+  );
+  const row = r.rows[0];
+  if (!row) throw Object.assign(new Error(`no blob ${key}`), { code: 'ENOENT' });
+  const start = range?.start ?? 0;
+  const end = Math.min(range?.end ?? Number(row.size) - 1, Number(row.size) - 1);
+  if (end < start) return;
+  const fetch = (n: number) => {
+    // substring's offsets are 1-based; on EXTERNAL storage only the TOAST slices needed are read.
+    const from = Math.max(start - n * CHUNK, 0);
+    const len = Math.min(CHUNK, end - n * CHUNK + 1) - from;
+    return db.query<{ d: Buffer }>(
+      'SELECT substring(data FROM $3 FOR $4) AS d FROM blob_chunks WHERE blob_id = $1 AND n = $2',
+      [row.blob_id, n, from + 1, len],
+    );
+  };
+  const last = Math.floor(end / CHUNK);
+  let pending = fetch(Math.floor(start / CHUNK));
+  for (let n = Math.floor(start / CHUNK); n <= last; n++) {
+    const got = await pending;
+    if (n < last) pending = fetch(n + 1);
+    const d = got.rows[0]?.d;
+    if (!d) throw Object.assign(new Error(`no blob ${key}`), { code: 'ENOENT' });
+    yield d;
   }
 }
