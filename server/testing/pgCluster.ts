@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 
 /**
  * PostgreSQL for tests: `.ci/with-postgres` (CI runs the suite under it) starts a throw-away
@@ -30,4 +31,25 @@ async function admin(sql: string): Promise<void> {
   } finally {
     await c.end();
   }
+}
+
+/**
+ * In a `describe`: a fresh database for the block (dropped after it), its URL and a plain SQL
+ * client on it for looking under the store. Read the fields inside tests and hooks.
+ */
+export function useTestDatabase(): { url: string; sql: pg.Client } {
+  const ctx = {} as { url: string; sql: pg.Client };
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const d = await freshDatabase();
+    drop = d.drop;
+    ctx.url = d.url;
+    ctx.sql = new pg.Client({ connectionString: d.url });
+    await ctx.sql.connect();
+  });
+  afterAll(async () => {
+    await ctx.sql?.end();
+    await drop?.();
+  });
+  return ctx;
 }

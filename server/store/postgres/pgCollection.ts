@@ -112,6 +112,10 @@ export class PgCollection<T> implements Collection<T> {
   }
 
   async delete(id: string): Promise<boolean> {
+    if (!this.mirror) {
+      const r = await this.db.query('DELETE FROM records WHERE collection = $1 AND id = $2', [this.name, id]);
+      return r.rowCount === 1;
+    }
     return (await this.removeWhere('id = $2', id)) > 0;
   }
 
@@ -121,7 +125,10 @@ export class PgCollection<T> implements Collection<T> {
 
   private async removeWhere(cond: string, arg: string): Promise<number> {
     const del = `DELETE FROM records WHERE collection = $1 AND ${cond} RETURNING id`;
-    if (!this.mirror) return (await this.db.query(del, [this.name, arg])).rowCount ?? 0;
+    // Several rows: locked in whatever order the plan visits them, so two overlapping deleteBys
+    // may deadlock; inTransaction runs the loser again.
+    if (!this.mirror)
+      return inTransaction(this.db, async (c) => (await c.query(del, [this.name, arg])).rowCount ?? 0);
     const gone = await this.versioned(async (c, bump) => {
       const ids = (await c.query<{ id: string }>(del, [this.name, arg])).rows.map((r) => r.id);
       if (ids.length === 0) return { ids, version: 0 };

@@ -72,7 +72,7 @@ export class PgJournal implements JournalLog {
     if (q.clientId !== undefined) {
       const c = arg(q.clientId);
       where.push(`j.client_id = ${c}`);
-      rings = `SELECT unnest(ARRAY[${c}::text, '${NO_APP}'])`;
+      rings = `SELECT DISTINCT unnest(ARRAY[${c}::text, '${NO_APP}'])`;
     }
     const r = await this.db.query<{ seq: string; entry: Omit<JournalEntry, 'id'> }>(
       `SELECT j.seq, j.entry FROM (${rings}) AS rs(ring)

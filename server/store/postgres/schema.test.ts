@@ -1,6 +1,5 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, PG_SKIP_REASON, testPgUrl } from '../../testing/pgCluster.js';
+import { describe, expect, it } from 'vitest';
+import { PG_SKIP_REASON, testPgUrl, useTestDatabase } from '../../testing/pgCluster.js';
 import { COLLECTIONS } from '../collections.js';
 import { PgStore } from './pgStore.js';
 import { StoreOpenError } from './pool.js';
@@ -9,17 +8,7 @@ import { fieldExpr, SCHEMA_VERSION } from './schema.js';
 describe.skipIf(!testPgUrl)(
   `PostgreSQL schema (${testPgUrl ? 'PARTNER_SIM_TEST_PG' : PG_SKIP_REASON})`,
   () => {
-    let db: { url: string; drop: () => Promise<void> };
-    let sql: pg.Client;
-    beforeAll(async () => {
-      db = await freshDatabase();
-      sql = new pg.Client({ connectionString: db.url });
-      await sql.connect();
-    });
-    afterAll(async () => {
-      await sql?.end();
-      await db?.drop();
-    });
+    const db = useTestDatabase();
 
     it('is created once when many instances start together, and opening again changes nothing', async () => {
       const stores = await Promise.all(
@@ -28,21 +17,21 @@ describe.skipIf(!testPgUrl)(
       await Promise.all(stores.map((s) => s.close()));
       const again = await PgStore.open(db.url, { listen: false });
       await again.close();
-      const v = await sql.query('SELECT version FROM schema_version');
+      const v = await db.sql.query('SELECT version FROM schema_version');
       expect(v.rows).toEqual([{ version: SCHEMA_VERSION }]);
       const mirrored = Object.entries(COLLECTIONS)
         .filter(([, s]) => s.mirrored)
         .map(([n]) => n)
         .sort();
-      const m = await sql.query('SELECT collection FROM mirror_versions ORDER BY collection');
+      const m = await db.sql.query('SELECT collection FROM mirror_versions ORDER BY collection');
       expect(m.rows.map((r) => r.collection)).toEqual(mirrored);
     });
 
     it('answers an indexed look-up from its expression index', async () => {
-      await sql.query('SET enable_seqscan = off');
+      await db.sql.query('SET enable_seqscan = off');
       for (const [name, spec] of Object.entries(COLLECTIONS))
         for (const field of spec.indexes) {
-          const plan = await sql.query(
+          const plan = await db.sql.query(
             `EXPLAIN SELECT data FROM records WHERE collection = $1 AND ${fieldExpr(field)} = $2`,
             [name, 'x'],
           );
@@ -52,11 +41,11 @@ describe.skipIf(!testPgUrl)(
     });
 
     it('refuses a database migrated by a newer partner-sim, in one line', async () => {
-      await sql.query('UPDATE schema_version SET version = $1', [SCHEMA_VERSION + 1]);
+      await db.sql.query('UPDATE schema_version SET version = $1', [SCHEMA_VERSION + 1]);
       await expect(PgStore.open(db.url, { listen: false })).rejects.toThrow(
         /newer than this partner-sim knows/,
       );
-      await sql.query('UPDATE schema_version SET version = $1', [SCHEMA_VERSION]);
+      await db.sql.query('UPDATE schema_version SET version = $1', [SCHEMA_VERSION]);
     });
 
     it('names a database it cannot use without its password', async () => {

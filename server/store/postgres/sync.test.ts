@@ -1,6 +1,5 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { freshDatabase, PG_SKIP_REASON, testPgUrl } from '../../testing/pgCluster.js';
+import { PG_SKIP_REASON, testPgUrl, useTestDatabase } from '../../testing/pgCluster.js';
 import { PgStore } from './pgStore.js';
 
 type App = { name: string };
@@ -8,22 +7,16 @@ type App = { name: string };
 describe.skipIf(!testPgUrl)(
   `PostgreSQL mirrors (${testPgUrl ? 'PARTNER_SIM_TEST_PG' : PG_SKIP_REASON})`,
   () => {
-    let db: { url: string; drop: () => Promise<void> };
+    const db = useTestDatabase();
     let a: PgStore;
     let b: PgStore;
-    let sql: pg.Client;
     beforeAll(async () => {
-      db = await freshDatabase();
       a = await PgStore.open(db.url, { listen: false });
       b = await PgStore.open(db.url, { listen: false });
-      sql = new pg.Client({ connectionString: db.url });
-      await sql.connect();
     });
     afterAll(async () => {
-      await sql?.end();
       await a?.close();
       await b?.close();
-      await db?.drop();
     });
 
     it('loads what is already there when an instance opens', async () => {
@@ -51,8 +44,8 @@ describe.skipIf(!testPgUrl)(
       await apps.delete('x');
       await apps.put('y', { name: 'y2' });
       // What pruning does after many deletes, at once.
-      await sql.query("DELETE FROM tombstones WHERE collection = 'apps'");
-      await sql.query("UPDATE mirror_versions SET pruned_below = version WHERE collection = 'apps'");
+      await db.sql.query("DELETE FROM tombstones WHERE collection = 'apps'");
+      await db.sql.query("UPDATE mirror_versions SET pruned_below = version WHERE collection = 'apps'");
       await b.sync();
       expect(b.mirrored<App>('apps').peek('x')).toBeUndefined();
       expect(b.mirrored<App>('apps').peek('y')).toEqual({ name: 'y2' });
