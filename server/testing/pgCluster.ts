@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import { PgStore } from '../store/postgres/pgStore.js';
 
 /**
  * PostgreSQL for tests: `.ci/with-postgres` (CI runs the suite under it) starts a throw-away
@@ -50,6 +51,18 @@ export function useTestDatabase(): { url: string; sql: pg.Client } {
   afterAll(async () => {
     await ctx.sql?.end();
     await drop?.();
+  });
+  return ctx;
+}
+
+/** `useTestDatabase` plus one store opened on it for the block (no LISTEN connection). */
+export function useTestStore(): { url: string; sql: pg.Client; store: PgStore } {
+  const ctx = useTestDatabase() as { url: string; sql: pg.Client; store: PgStore };
+  beforeAll(async () => {
+    ctx.store = await PgStore.open(ctx.url, { listen: false });
+  });
+  afterAll(async () => {
+    await ctx.store?.close();
   });
   return ctx;
 }

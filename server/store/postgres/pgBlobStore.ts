@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
 import { type BlobStore, type ByteRange, checkKey } from '../../storage/blobStore.js';
-import type { Pool } from './pool.js';
+import { inTransaction, type Pool } from './pool.js';
 
 /** Bytes per `blob_chunks` row: large enough that a row costs little, small to stream. */
 export const CHUNK = 1024 * 1024;
@@ -82,15 +82,7 @@ export class PgBlobStore implements BlobStore {
       final: (cb) => {
         cut(true);
         settled(0)
-          .then(() =>
-            this.db.query(
-              `WITH old AS (SELECT blob_id FROM blobs WHERE key = $1 FOR UPDATE),
-                    up AS (INSERT INTO blobs (key, blob_id, size) VALUES ($1, $2, $3)
-                           ON CONFLICT (key) DO UPDATE SET blob_id = excluded.blob_id, size = excluded.size)
-               DELETE FROM blob_chunks WHERE blob_id IN (SELECT blob_id FROM old)`,
-              [key, blobId, size],
-            ),
-          )
+          .then(() => this.publish(key, blobId, size))
           .then(() => cb(), cb);
       },
       destroy: (err, cb) => {
@@ -101,6 +93,37 @@ export class PgBlobStore implements BlobStore {
     }).on('finish', () => {
       finished = true;
     });
+  }
+
+  /**
+   * Point `key` at the finished chunks of `blobId` and drop what it pointed at before, in one
+   * transaction. The advisory lock on the key serializes two sinks finishing the same key at
+   * once, so neither's old chunks are missed.
+   */
+  private async publish(key: string, blobId: string, size: number): Promise<void> {
+    await inTransaction(this.db, async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+      const old = await c.query<{ blob_id: string }>('SELECT blob_id FROM blobs WHERE key = $1', [key]);
+      await c.query(
+        `INSERT INTO blobs (key, blob_id, size) VALUES ($1, $2, $3)
+         ON CONFLICT (key) DO UPDATE SET blob_id = excluded.blob_id, size = excluded.size`,
+        [key, blobId, size],
+      );
+      if (old.rows[0]) await c.query('DELETE FROM blob_chunks WHERE blob_id = $1', [old.rows[0].blob_id]);
+    });
+  }
+
+  /**
+   * Chunks no blob points at, written more than `olderThanMs` ago: sinks of an instance that
+   * died mid-upload. (A younger one may be an upload in flight on another instance.)
+   */
+  async removeOrphanChunks(olderThanMs: number): Promise<number> {
+    const r = await this.db.query(
+      `DELETE FROM blob_chunks c WHERE c.written_at < now() - make_interval(secs => $1)
+         AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.blob_id = c.blob_id)`,
+      [olderThanMs / 1000],
+    );
+    return r.rowCount ?? 0;
   }
 
   open(key: string, range?: ByteRange): Readable {

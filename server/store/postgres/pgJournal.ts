@@ -30,16 +30,19 @@ export class PgJournal implements JournalLog {
 
   async add(entry: Omit<JournalEntry, 'id'>, timeMs: number, ring?: string): Promise<JournalEntry> {
     const key = ring ?? NO_APP;
+    if (this.capacity === 0) {
+      // Nothing kept, but the id still comes from the shared sequence.
+      const r = await this.db.query<{ seq: string }>(
+        "SELECT nextval(pg_get_serial_sequence('journal', 'seq')) AS seq",
+      );
+      return { id: journalId(r.rows[0]!.seq), ...entry } as JournalEntry;
+    }
     const r = await this.db.query<{ seq: string }>(
       `INSERT INTO journal (ring, client_id, operation, status, time_ms, entry)
        VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING seq`,
       [key, entry.client_id ?? null, entry.operation ?? null, entry.status, timeMs, JSON.stringify(entry)],
     );
     const full = { id: journalId(r.rows[0]!.seq), ...entry } as JournalEntry;
-    if (this.capacity === 0) {
-      await this.db.query('DELETE FROM journal WHERE seq = $1', [r.rows[0]!.seq]);
-      return full;
-    }
     const n = (this.sinceTrim.get(key) ?? 0) + 1;
     if (n >= this.trimEvery) {
       this.sinceTrim.delete(key);

@@ -55,8 +55,11 @@ const MIGRATIONS: readonly string[] = [
      blob_id uuid NOT NULL,
      n integer NOT NULL,
      data bytea NOT NULL,
+     -- For the sweep of chunks an instance that died mid-upload left behind.
+     written_at timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (blob_id, n)
    );
+   CREATE INDEX blobs_blob_id ON blobs (blob_id);
    -- Audio does not compress: store chunks uncompressed, and substring() then reads only
    -- the TOAST slices a byte range needs.
    ALTER TABLE blob_chunks ALTER COLUMN data SET STORAGE EXTERNAL;`,
