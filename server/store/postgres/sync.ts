@@ -80,20 +80,39 @@ export class MirrorSync {
     );
   }
 
+  /**
+   * Rows and tombstones newer than each mirror's version, and in the SAME statement (one
+   * snapshot) each prune horizon: tombstones pruned since the versions were read would be
+   * missing, so a collection whose horizon passed its mirror reloads instead.
+   */
   private async fetchChanges(stale: Array<[string, number]>, versions: Map<string, number>): Promise<void> {
-    const r = await this.db.query<{ collection: string; id: string; data: unknown; version: string }>(
+    const r = await this.db.query<{
+      kind: 'p' | 'r' | 't';
+      collection: string;
+      id: string;
+      data: unknown;
+      version: string;
+    }>(
       `WITH k(collection, v) AS (SELECT * FROM unnest($1::text[], $2::bigint[]))
-       SELECT r.collection, r.id, r.data, r.version FROM records r
+       SELECT 'p' AS kind, m.collection, NULL AS id, NULL::jsonb AS data, m.version FROM mirror_versions m
+         JOIN k ON m.collection = k.collection AND m.pruned_below > k.v
+       UNION ALL
+       SELECT 'r', r.collection, r.id, r.data, r.version FROM records r
          JOIN k ON r.collection = k.collection AND r.version > k.v
        UNION ALL
-       SELECT t.collection, t.id, NULL, t.version FROM tombstones t
+       SELECT 't', t.collection, t.id, NULL, t.version FROM tombstones t
          JOIN k ON t.collection = k.collection AND t.version > k.v
        ORDER BY version`,
       [stale.map((s) => s[0]), stale.map((s) => s[1])],
     );
+    const reload = new Map(
+      r.rows.filter((row) => row.kind === 'p').map((row) => [row.collection, Number(row.version)]),
+    );
     for (const row of r.rows)
-      this.mirrors.get(row.collection)!.apply(row.id, row.data ?? undefined, Number(row.version));
-    for (const [name] of stale) this.mirrors.get(name)!.advance(versions.get(name)!);
+      if (row.kind !== 'p' && !reload.has(row.collection))
+        this.mirrors.get(row.collection)!.apply(row.id, row.data ?? undefined, Number(row.version));
+    for (const [name] of stale) if (!reload.has(name)) this.mirrors.get(name)!.advance(versions.get(name)!);
+    await Promise.all([...reload].map(([name, version]) => this.reload(name, version)));
   }
 
   /** Start listening for other instances' writes (best effort, reconnecting). */
