@@ -257,6 +257,23 @@ function sharedCases(openPeer: () => Promise<Store>, first: () => Store): void {
       expect(wins.filter(Boolean)).toHaveLength(1);
     });
 
+    it('spends a counted rule exactly `times` times across instances', async () => {
+      const a = first();
+      await a.mirrored('faults').put('f5', { left: 5 });
+      const fired = await Promise.all(
+        Array.from({ length: 16 }, (_, i) =>
+          (i % 2 ? a : b)
+            .mirrored<{ left: number }>('faults')
+            .update('f5', (cur) =>
+              cur && cur.left > 0 ? { next: { left: cur.left - 1 }, result: true } : { result: false },
+            ),
+        ),
+      );
+      expect(fired.filter(Boolean)).toHaveLength(5);
+      await b.sync();
+      expect(b.mirrored('faults').peek('f5')).toEqual({ left: 0 });
+    });
+
     it('a clear on one instance empties the other’s mirrors', async () => {
       const a = first();
       await a.mirrored('apps').put('y', { name: 'y' });
