@@ -35,10 +35,15 @@ export class PgCollection<T> implements Collection<T> {
     for (const f of spec.indexes) this.exprs.set(f, fieldExpr(f));
   }
 
-  private expr(field: string): string {
+  /**
+   * The condition of an indexed look-up (value `$1`). The collection is a literal, not a
+   * parameter: the index is partial (`WHERE collection = '…'`), and a prepared statement's
+   * generic plan can only use it when the collection is known at planning time.
+   */
+  private byIndex(field: string): string {
     const e = this.exprs.get(field);
     if (!e) throw new Error(`${field} is not an index of ${this.name} (store/collections.ts)`);
-    return e;
+    return `collection = '${this.name}' AND ${e} = $1`;
   }
 
   async get(id: string): Promise<T | undefined> {
@@ -50,10 +55,9 @@ export class PgCollection<T> implements Collection<T> {
   }
 
   async findBy(field: string, value: string): Promise<T[]> {
-    const r = await this.db.query(
-      `SELECT data FROM records WHERE collection = $1 AND ${this.expr(field)} = $2 ORDER BY id`,
-      [this.name, value],
-    );
+    const r = await this.db.query(`SELECT data FROM records WHERE ${this.byIndex(field)} ORDER BY id`, [
+      value,
+    ]);
     return r.rows.map((row) => row.data);
   }
 
@@ -120,7 +124,7 @@ export class PgCollection<T> implements Collection<T> {
   }
 
   async deleteBy(field: string, value: string): Promise<number> {
-    return this.removeWhere(`${this.expr(field)} = $2`, value);
+    return this.removeWhere(this.byIndex(field).replace('$1', '$2'), value);
   }
 
   private async removeWhere(cond: string, arg: string): Promise<number> {

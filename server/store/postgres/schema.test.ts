@@ -27,14 +27,17 @@ describe.skipIf(!testPgUrl)(
       expect(m.rows.map((r) => r.collection)).toEqual(mirrored);
     });
 
-    it('answers an indexed look-up from its expression index', async () => {
+    it('answers an indexed look-up from its expression index, even with a generic (prepared) plan', async () => {
       await db.sql.query('SET enable_seqscan = off');
+      await db.sql.query('SET plan_cache_mode = force_generic_plan');
       for (const [name, spec] of Object.entries(COLLECTIONS))
         for (const field of spec.indexes) {
-          const plan = await db.sql.query(
-            `EXPLAIN SELECT data FROM records WHERE collection = $1 AND ${fieldExpr(field)} = $2`,
-            [name, 'x'],
+          // The statement PgCollection.findBy prepares.
+          await db.sql.query(
+            `PREPARE q AS SELECT data FROM records WHERE collection = '${name}' AND ${fieldExpr(field)} = $1 ORDER BY id`,
           );
+          const plan = await db.sql.query("EXPLAIN EXECUTE q('x')");
+          await db.sql.query('DEALLOCATE q');
           const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
           expect(text, `${name}.${field}`).toContain(`rx_${name.toLowerCase()}_${field.replace('.', '__')}`);
         }
