@@ -1,3 +1,8 @@
+import type { CollectionSpec } from '../collections.js';
+import type { MirroredCollection } from '../store.js';
+import { PgCollection } from './pgCollection.js';
+import type { Pool } from './pool.js';
+
 /**
  * The in-memory side of a mirrored collection: the records, the version each local value was
  * written at, and `known`, the version up to which every change is applied. A change is
@@ -48,5 +53,33 @@ export class Mirror<T> {
     for (const id of [...this.map.keys()])
       if (!seen.has(id) && (this.at.get(id) ?? -1) <= horizon) this.apply(id, undefined, horizon + 0.5);
     this.advance(version);
+  }
+}
+
+/** A mirrored collection: its rows in `records` (pgCollection.ts), plus this instance's copy read with `peek`. */
+export class PgMirroredCollection<T> extends PgCollection<T> implements MirroredCollection<T> {
+  constructor(
+    name: string,
+    db: Pool,
+    spec: CollectionSpec,
+    private readonly local: Mirror<T>,
+  ) {
+    super(name, db, spec, local);
+  }
+
+  peek(id: string): T | undefined {
+    return this.local.map.get(id);
+  }
+
+  peekAll(): IterableIterator<T> {
+    return this.local.map.values();
+  }
+
+  get size(): number {
+    return this.local.map.size;
+  }
+
+  onChange(listener: (id: string, value: T | undefined) => void): void {
+    this.local.onChange(listener);
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PG_SKIP_REASON, testPgUrl, useTestStore } from '../../testing/pgCluster.js';
-import { pattern, readAll, writeBlob } from '../conformance.js';
+import { pattern, readAll, writeBlob } from '../../testing/storeFixtures.js';
 import { CHUNK } from './pgBlobStore.js';
 
 // What the conformance suite's blob cases cannot see from outside: atomic visibility and rows.

@@ -1,6 +1,5 @@
 import type { CollectionSpec } from '../collections.js';
-import type { Change, Collection, MirroredCollection } from '../store.js';
-import type { Mirror } from './mirror.js';
+import type { Change, Collection } from '../store.js';
 import { type Client, inTransaction, type Pool } from './pool.js';
 import { fieldExpr } from './schema.js';
 
@@ -11,6 +10,11 @@ export const MIRROR_CHANNEL = 'partner_sim_mirrors';
 
 const UPSERT = `INSERT INTO records (collection, id, data, version) VALUES ($1, $2, $3::jsonb, $4)
   ON CONFLICT (collection, id) DO UPDATE SET data = excluded.data, version = excluded.version`;
+
+/** Where a mirrored collection reports its committed writes (mirror.ts). */
+export interface MirrorSink<T> {
+  apply(id: string, value: T | undefined, version: number): void;
+}
 
 /** A creator lost the race for an absent id: the update runs again and sees the winner's row. */
 class LostRace extends Error {}
@@ -30,7 +34,7 @@ export class PgCollection<T> implements Collection<T> {
     readonly name: string,
     protected readonly db: Pool,
     spec: CollectionSpec,
-    protected readonly mirror?: Mirror<T>,
+    protected readonly mirror?: MirrorSink<T>,
   ) {
     for (const f of spec.indexes) this.exprs.set(f, fieldExpr(f));
   }
@@ -240,32 +244,4 @@ async function tombstone(c: Queryable, collection: string, ids: string[], versio
      ON CONFLICT (collection, id) DO UPDATE SET version = excluded.version`,
     [collection, ids, version],
   );
-}
-
-/** A mirrored collection: the table as above, plus this instance's copy read with `peek`. */
-export class PgMirroredCollection<T> extends PgCollection<T> implements MirroredCollection<T> {
-  constructor(
-    name: string,
-    db: Pool,
-    spec: CollectionSpec,
-    private readonly local: Mirror<T>,
-  ) {
-    super(name, db, spec, local);
-  }
-
-  peek(id: string): T | undefined {
-    return this.local.map.get(id);
-  }
-
-  peekAll(): IterableIterator<T> {
-    return this.local.map.values();
-  }
-
-  get size(): number {
-    return this.local.map.size;
-  }
-
-  onChange(listener: (id: string, value: T | undefined) => void): void {
-    this.local.onChange(listener);
-  }
 }

@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PG_SKIP_REASON, testPgUrl, useTestStore } from '../../testing/pgCluster.js';
-import type { JournalEntry } from '../store.js';
+import { journalEntry } from '../../testing/storeFixtures.js';
 
-const entry = (status: number): Omit<JournalEntry, 'id'> =>
-  ({
-    time: new Date(0).toISOString(),
-    operation: 'taskGet',
-    method: 'GET',
-    path: '/x',
-    status,
-    latency_ms: 1,
-    client_id: 'a',
-    headers: {},
-    fault_id: null,
-  }) as Omit<JournalEntry, 'id'>;
+const entry = (status: number) => journalEntry('taskGet', status, 'a');
 
 describe.skipIf(!testPgUrl)(`PgJournal (${testPgUrl ? 'PARTNER_SIM_TEST_PG' : PG_SKIP_REASON})`, () => {
   const db = useTestStore();

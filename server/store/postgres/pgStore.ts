@@ -6,9 +6,9 @@ import {
   type MirroredCollection,
   type Store,
 } from '../store.js';
-import { Mirror } from './mirror.js';
+import { Mirror, PgMirroredCollection } from './mirror.js';
 import { PgBlobStore } from './pgBlobStore.js';
-import { MIRROR_CHANNEL, PgCollection, PgMirroredCollection } from './pgCollection.js';
+import { MIRROR_CHANNEL, PgCollection } from './pgCollection.js';
 import { PgJournal } from './pgJournal.js';
 import { inTransaction, openPool, type Pool } from './pool.js';
 import { migrate } from './schema.js';
