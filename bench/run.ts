@@ -1,5 +1,6 @@
 import { faultMatchingBenchmark } from './faultMatching.js';
 import { type Benchmark, fmt } from './lib.js';
+import { pgStoreBenchmark } from './pgStore.js';
 import { requestOverheadBenchmark } from './requestOverhead.js';
 import { startupBenchmark } from './startup.js';
 import { storeWritesBenchmark } from './storeWrites.js';
@@ -16,6 +17,7 @@ export const benchmarks: Benchmark[] = [
   storeWritesBenchmark,
   uploadMemoryBenchmark,
   faultMatchingBenchmark,
+  pgStoreBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--quick] [--only <name substring>] [--<flag> <value> ...]

@@ -10,6 +10,7 @@ import { fromRoot } from './core/root.js';
 import type { NewApp, PartnerApp } from './domain/apps.js';
 import { startSimulator } from './simulator.js';
 import { readFixture } from './spec/fixtures.js';
+import { redactUrl } from './store/postgres/url.js';
 
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<number> }> = {
   serve: { summary: 'run the simulator (partner API, storage host, control API)', run: serve },
@@ -65,7 +66,8 @@ export function banner(url: string, config: Config, apps: PartnerApp[]): string 
   const creds = apps
     .map((a) => `  [${a.region}] client_id=${a.client_id}  secret_key=${a.secret_key}  api_key=${a.api_key}`)
     .join('\n');
-  const store = config.inMemory ? 'in memory' : config.dataDir;
+  const store =
+    config.store !== undefined ? redactUrl(config.store) : config.inMemory ? 'in memory' : config.dataDir;
   return [
     `partner-sim listening on ${url}`,
     `  US base_url: ${url}/developer/api`,

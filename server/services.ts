@@ -13,8 +13,8 @@ import type { Instance } from './domain/instance.js';
 import { TokenService } from './domain/tokens.js';
 import { readFixture } from './spec/fixtures.js';
 import { apiSpec } from './spec/openapi.js';
-import { openBlobStore } from './storage/blobStore.js';
 import { StorageService } from './storage/storageService.js';
+import { openBlobStore } from './store/openStore.js';
 import type { JournalLog, Store } from './store/store.js';
 import { TranscriptionService } from './transcription/service.js';
 import { TranscriptLibrary } from './transcription/transcripts.js';
@@ -78,7 +78,7 @@ export function createServices(deps: CoreDeps): Services {
   // [services:create:devices]
   const storage = new StorageService(
     store,
-    openBlobStore(config),
+    openBlobStore(config, store),
     apps,
     clockOf,
     random.fork('storage'),

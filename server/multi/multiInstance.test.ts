@@ -7,7 +7,7 @@ import { completeUpload, md5hex, putPart, startUpload } from '../client/steps.js
 import { runContract } from '../contract/command.js';
 import { useContractRuns } from '../testing/contractRuns.js';
 import { bearer, exchangeToken, http, userToken } from '../testing/http.js';
-import { freshDatabase, PG_TEST_URL, pgSkipReason } from '../testing/pgCluster.js';
+import { freshDatabase, PG_SKIP_REASON, testPgUrl } from '../testing/pgCluster.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from '../testing/roundRobinProxy.js';
 import { sourceCliEntry } from '../testing/sourceBuild.js';
 
@@ -75,10 +75,10 @@ async function signedSerial(on: Instance): Promise<string> {
   return sn;
 }
 
-describe.skipIf(!PG_TEST_URL)(`${INSTANCES} instances on one PostgreSQL ${pgSkipReason}`, () => {
+describe.skipIf(!testPgUrl)(`${INSTANCES} instances on one PostgreSQL${testPgUrl ? '' : ` (skipped: ${PG_SKIP_REASON})`}`, () => {
   beforeAll(async () => {
     entry = await sourceCliEntry();
-    const db = await freshDatabase('multi');
+    const db = await freshDatabase();
     dropDatabase = db.drop;
     // Started together on purpose: schema creation and fixture seeding must not race.
     sims = await Promise.all(Array.from({ length: INSTANCES }, () => launch(db.url)));

@@ -15,7 +15,7 @@ export interface ByteRange {
  * Writers are plain Writables so callers stream into them with backpressure.
  */
 export interface BlobStore {
-  readonly kind: 'disk' | 'memory';
+  readonly kind: 'disk' | 'memory' | 'postgres';
   /** A sink for a new blob at `key` (replacing any). The blob exists once the sink finished. */
   sink(key: string): Promise<Writable>;
   open(key: string, range?: ByteRange): Readable;
@@ -29,7 +29,7 @@ export interface BlobStore {
   clear(): Promise<void>;
 }
 
-function checkKey(key: string): string {
+export function checkKey(key: string): string {
   if (!/^[a-z]+(\/[A-Za-z0-9_.-]+)+$/.test(key) || key.includes('..')) {
     throw new Error(`invalid blob key: ${key}`);
   }
@@ -162,8 +162,4 @@ function* slice(chunks: Buffer[], range?: ByteRange): Generator<Buffer> {
     if (from > range.end) return;
     yield c.subarray(Math.max(0, range.start - from), Math.min(c.length, range.end - from + 1));
   }
-}
-
-export function openBlobStore(opts: { inMemory: boolean; dataDir: string }): BlobStore {
-  return opts.inMemory ? new MemoryBlobStore() : new DiskBlobStore(join(opts.dataDir, 'blobs'));
 }
