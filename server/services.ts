@@ -71,7 +71,14 @@ export function createServices(deps: CoreDeps): Services {
     },
     async seed(dir) {
       const list = (await readFixture<(NewApp & { note?: string })[]>(dir, 'apps.json')) ?? [];
-      for (const { note: _note, ...a } of list) if (!apps.get(a.client_id ?? '')) await apps.create(a);
+      for (const { note: _note, ...a } of list) {
+        if (apps.get(a.client_id ?? '')) continue;
+        // Instances starting together on one shared store may seed at once: the app made by
+        // another is as good as ours.
+        await apps.create(a).catch((e: unknown) => {
+          if (!(e instanceof SimError && e.code === 'APP_EXISTS')) throw e;
+        });
+      }
     },
   };
   const devices = new DeviceRegistry(store, random.fork('devices'));

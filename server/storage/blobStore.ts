@@ -26,6 +26,12 @@ export interface BlobStore {
   deletePrefix(prefix: string): Promise<void>;
   /** Every blob's key: for the start-up check for blobs no record points at (recovery.ts). */
   keys(): Promise<string[]>;
+  /**
+   * A shared blob store (several instances write it) cannot tell at start-up whether a blob
+   * nobody names is garbage or another instance's PUT in flight; it removes, instead, what
+   * was left unfinished longer than `olderThanMs` ago. Single-process stores don't need it.
+   */
+  removeUnfinished?(olderThanMs: number): Promise<number>;
   clear(): Promise<void>;
 }
 

@@ -64,7 +64,7 @@ describe.skipIf(!testPgUrl)(`PgBlobStore (${testPgUrl ? 'PARTNER_SIM_TEST_PG' : 
     await db.sql.query(
       "INSERT INTO blob_chunks (blob_id, n, data, written_at) VALUES (gen_random_uuid(), 0, 'x', now() - interval '2 hours'), (gen_random_uuid(), 0, 'y', now())",
     );
-    expect(await blobs.removeOrphanChunks(3_600_000)).toBe(1);
+    expect(await blobs.removeUnfinished(3_600_000)).toBe(1);
     expect(await chunkRows()).toBe(2);
     expect((await readAll(blobs.open('files/kept'))).toString()).toBe('kept');
   });

@@ -117,7 +117,7 @@ export class PgBlobStore implements BlobStore {
    * Chunks no blob points at, written more than `olderThanMs` ago: sinks of an instance that
    * died mid-upload. (A younger one may be an upload in flight on another instance.)
    */
-  async removeOrphanChunks(olderThanMs: number): Promise<number> {
+  async removeUnfinished(olderThanMs: number): Promise<number> {
     const r = await this.db.query(
       `DELETE FROM blob_chunks c WHERE c.written_at < now() - make_interval(secs => $1)
          AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.blob_id = c.blob_id)`,
