@@ -7,11 +7,12 @@ import { API_SERVERS, servedSpec } from './docs/servedSpec.js';
 import type { Region } from './domain/apps.js';
 import { adminGuard } from './http/adminGuard.js';
 import { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
+import { operationDispatcher } from './http/dispatch.js';
 import { errorHandler } from './http/errorHandler.js';
 import { mountOperations, type OperationHook, publicUrlOf } from './http/mountOperations.js';
 import { type SimLocals, simLocals } from './http/types.js';
 import { adminHandlers, apiHandlers } from './routes/index.js';
-import { transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
+import { slashRedirectTarget, transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
 import { type CoreDeps, createServices, type Services } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 import { dashboardRouter } from './ui/dashboard.js';
@@ -77,11 +78,10 @@ export function createApp(deps: AppDeps): express.Express {
   const noSuchKey: RequestHandler = () => {
     throw SimError.notFound('NoSuchKey', 'The specified key does not exist.');
   };
-  app.use(STORAGE_PREFIX, surface('storage'), storage, noSuchKey);
 
   const api = Router();
   api.use(transcriptionSlashRedirects(config.publicUrl));
-  mountOperations(api, apiSpec(), apiHandlers, {
+  const apiOperations = mountOperations(api, apiSpec(), apiHandlers, {
     services,
     bodyParsers: [express.json({ limit: '1mb' }), express.urlencoded({ extended: false, limit: '1mb' })],
     include: (op) => !op.storage,
@@ -89,6 +89,10 @@ export function createApp(deps: AppDeps): express.Express {
     afterAuth: [...control.api, ...(deps.hooks?.afterAuth ?? [])],
   });
   api.use(notFound);
+
+  // Partner API requests that name an operation exactly skip the walk through the routers.
+  app.use(operationDispatcher(API_PREFIXES, apiOperations, (p) => slashRedirectTarget(p) !== undefined));
+  app.use(STORAGE_PREFIX, surface('storage'), storage, noSuchKey);
   for (const [prefix, region] of API_PREFIXES) app.use(prefix, surface('api', region), api);
 
   // The dashboard's page and assets hold no data: reachable without the admin token; the

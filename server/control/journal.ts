@@ -12,11 +12,30 @@ export interface JournalQuery {
   limit?: number | undefined;
 }
 
+/**
+ * An entry recorded cheaply: the facts the filters need, and how to build (and redact) the
+ * rest. Building costs more than serving a simple request, and most entries are never read,
+ * so the in-memory journal builds one only when it is listed (once; then it is kept).
+ */
+export interface DeferredEntry extends Pick<JournalEntry, 'operation' | 'status' | 'client_id'> {
+  build(): Omit<JournalEntry, 'id'>;
+}
+
 export interface Slot {
-  entry: JournalEntry;
+  id: string;
+  /** The built entry, or the deferred one until someone lists it. */
+  entry: JournalEntry | DeferredEntry;
   timeMs: number;
   seq: number;
 }
+
+const built = (slot: Slot): JournalEntry => {
+  const e = slot.entry;
+  if (!('build' in e)) return e;
+  const full: JournalEntry = { id: slot.id, ...e.build() };
+  slot.entry = full;
+  return full;
+};
 
 /** The ring of requests that belong to no app (no credentials, an unknown client id). */
 const NO_APP = '';
@@ -35,19 +54,19 @@ export class Journal {
 
   constructor(readonly capacity: number) {}
 
-  /** Record an entry in `app`'s ring (undefined: the no-app ring). */
-  add(entry: Omit<JournalEntry, 'id'>, timeMs: number, app?: string): JournalEntry {
+  /** Record an entry in `app`'s ring (undefined: the no-app ring); returns its id. */
+  add(entry: Omit<JournalEntry, 'id'> | DeferredEntry, timeMs: number, app?: string): string {
     const seq = ++this.seq;
-    const full: JournalEntry = { id: `req_${String(seq).padStart(6, '0')}`, ...entry };
-    if (this.capacity === 0) return full;
+    const id = `req_${String(seq).padStart(6, '0')}`;
+    if (this.capacity === 0) return id;
     const key = app ?? NO_APP;
     let ring = this.rings.get(key);
     if (!ring) {
       ring = new Ring<Slot>(this.capacity);
       this.rings.set(key, ring);
     }
-    ring.push({ entry: full, timeMs, seq });
-    return full;
+    ring.push({ id, entry: 'build' in entry ? entry : { id, ...entry }, timeMs, seq });
+    return id;
   }
 
   /** Entries matching every given filter, newest first. */
@@ -71,7 +90,7 @@ export class Journal {
     return picked
       .sort((a, b) => b.seq - a.seq)
       .slice(0, limit)
-      .map((s) => s.entry);
+      .map(built);
   }
 
   /** Drop every entry, or only those of one app; returns how many went. */

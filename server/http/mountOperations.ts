@@ -54,23 +54,26 @@ export function publicUrlOf(req: Request, configured: string | undefined): strin
  * credentials (from the operation's `security`), validation (422 naming every bad field),
  * the thin handler, then the reply (validated against the spec in tests).
  */
+/** An operation as mounted: the handlers that serve it, in order (body parsers, then the route). */
+export interface MountedOperation {
+  op: OperationInfo;
+  chain: RequestHandler[];
+}
+
 export function mountOperations(
   router: Router,
   spec: SpecIndex,
   handlers: Handlers,
   opts: MountOptions,
-): string[] {
+): MountedOperation[] {
   const { services } = opts;
   const { config } = services.deps;
   // Validators are built on the first request, not here: ajv's set-up would cost start-up time.
   const validators = () => validatorsFor(spec);
-  const mounted: string[] = [];
-  const mountedOps: OperationInfo[] = [];
+  const mounted: MountedOperation[] = [];
   for (const op of spec.operations.values()) {
     const handler = handlers[op.id as OpId] as Handler<OpId> | undefined;
     if (!handler || !opts.include(op)) continue;
-    mounted.push(op.id);
-    mountedOps.push(op);
     const route: RequestHandler = async (req, res) => {
       const sim = simLocals(res);
       sim.op = op;
@@ -120,8 +123,12 @@ export function mountOperations(
     };
     const parsers = op.operation.requestBody ? (opts.bodyParsers ?? []) : [];
     router[op.method](op.expressPath, ...parsers, route);
+    mounted.push({ op, chain: [...parsers, route] });
   }
-  mountMethodNotAllowed(router, mountedOps);
+  mountMethodNotAllowed(
+    router,
+    mounted.map((m) => m.op),
+  );
   return mounted;
 }
 
