@@ -140,23 +140,31 @@ const s=a.listen(0,'127.0.0.1',()=>console.log('listening on http://127.0.0.1:'+
 export const DEMO_BASIC = Buffer.from('demo-client-us:demo-secret-us-0000').toString('base64');
 export const BINDING_PATH = '/developer/api/open/partner/sdk/binding?type=notepro&sn=8810B30227290003';
 
-/** A user token of the demo app and the binding URL it queries. */
-export async function bindingRequest(
+/** A user token of an app (the demo app unless told), through the partner token exchange. */
+export async function userToken(
   baseUrl: string,
-): Promise<{ url: string; headers: Record<string, string> }> {
+  basic = DEMO_BASIC,
+  userId = 'demo-user-0001',
+): Promise<string> {
   const api = `${baseUrl}/developer/api`;
   const token = async (url: string, headers: Record<string, string>, body?: string) => {
     const r = await fetch(url, { method: 'POST', headers, body });
     if (!r.ok) throw new Error(`POST ${url}: ${r.status} ${await r.text()}`);
     return ((await r.json()) as { access_token: string }).access_token;
   };
-  const partner = await token(`${api}/oauth/partner/access-token`, { authorization: `Basic ${DEMO_BASIC}` });
-  const user = await token(
+  const partner = await token(`${api}/oauth/partner/access-token`, { authorization: `Basic ${basic}` });
+  return token(
     `${api}/open/partner/users/access-token`,
     { authorization: `Bearer ${partner}`, 'content-type': 'application/json' },
-    JSON.stringify({ user_id: 'demo-user-0001' }),
+    JSON.stringify({ user_id: userId }),
   );
-  return { url: baseUrl + BINDING_PATH, headers: { authorization: `Bearer ${user}` } };
+}
+
+/** A user token of the demo app and the binding URL it queries. */
+export async function bindingRequest(
+  baseUrl: string,
+): Promise<{ url: string; headers: Record<string, string> }> {
+  return { url: baseUrl + BINDING_PATH, headers: { authorization: `Bearer ${await userToken(baseUrl)}` } };
 }
 
 /** CPU time (user + system) a process has used so far, in microseconds (Linux /proc). */

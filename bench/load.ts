@@ -52,13 +52,14 @@ function responseLength(buf: Buffer): { length: number; status: number } {
 
 /**
  * Closed-loop load: `connections` keep-alive sockets, each sending the next request as soon
- * as the previous answer is complete, for `durationMs` after `warmupMs`. Latency is the time
+ * as the previous answer is complete, for `durationMs` after `warmupMs` (or until `total`
+ * answers were measured). Latency is the time
  * from writing a request to reading its whole answer. Hand-rolled over `net` because an HTTP
  * client in this process would cost more CPU than the server under test on a 2-core machine.
  */
 export async function load(
   req: LoadRequest,
-  opts: { connections: number; durationMs: number; warmupMs?: number; expectStatus?: number },
+  opts: { connections: number; durationMs: number; warmupMs?: number; expectStatus?: number; total?: number },
 ): Promise<LoadResult> {
   const u = new URL(req.url);
   const bytes = rawRequest(req);
@@ -67,6 +68,7 @@ export async function load(
   let bad = 0;
   let measuring = false;
   let stopping = false;
+  let stopEarly: () => void = () => {};
   const sockets: Socket[] = [];
   const done: Promise<void>[] = [];
   for (let c = 0; c < opts.connections; c++) {
@@ -97,6 +99,7 @@ export async function load(
             if (measuring) {
               lat.push(performance.now() - sent);
               if (status !== expect) bad++;
+              if (lat.length === opts.total) stopEarly();
             }
             send();
           }
@@ -104,10 +107,16 @@ export async function load(
       }),
     );
   }
-  await new Promise((r) => setTimeout(r, opts.warmupMs ?? 1000));
+  if (opts.warmupMs !== 0) await new Promise((r) => setTimeout(r, opts.warmupMs ?? 1000));
   measuring = true;
   const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, opts.durationMs));
+  await new Promise<void>((r) => {
+    const timer = setTimeout(r, opts.durationMs);
+    stopEarly = () => {
+      clearTimeout(timer);
+      r();
+    };
+  });
   measuring = false;
   const elapsed = performance.now() - t0;
   stopping = true;

@@ -71,16 +71,25 @@ export function mountOperations(
   // Validators are built on the first request, not here: ajv's set-up would cost start-up time.
   const validators = () => validatorsFor(spec);
   const mounted: MountedOperation[] = [];
+  const beforeAuth = opts.beforeAuth ?? [];
+  const afterAuth = opts.afterAuth ?? [];
   for (const op of spec.operations.values()) {
     const handler = handlers[op.id as OpId] as Handler<OpId> | undefined;
     if (!handler || !opts.include(op)) continue;
     const route: RequestHandler = async (req, res) => {
       const sim = simLocals(res);
       sim.op = op;
-      for (const hook of opts.beforeAuth ?? []) if (await hook(op, req, res, {})) return;
+      // A hook answers synchronously when it has nothing to do: await only real promises.
+      for (const hook of beforeAuth) {
+        const done = hook(op, req, res, {});
+        if (done === true || (done !== false && (await done))) return;
+      }
       const auth = opts.authenticate === false ? {} : authenticate(op, req, services, sim.region);
       sim.auth = auth;
-      for (const hook of opts.afterAuth ?? []) if (await hook(op, req, res, auth)) return;
+      for (const hook of afterAuth) {
+        const done = hook(op, req, res, auth);
+        if (done === true || (done !== false && (await done))) return;
+      }
       const hasBody = req.body !== undefined;
       // Express 5 parses req.query anew on every access: take it once, so the values the
       // validator coerces (and the defaults it fills in) are the ones the handler gets.
