@@ -49,11 +49,8 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use((_req, res, next) => {
-    simLocals(res);
-    next();
-  });
-  // Control plane: journal + request log for every request, fault and rate-limit hooks.
+  // Control plane: journal + request log for every request (the recorder also starts each
+  // request's shared locals), fault and rate-limit hooks.
   const control = controlHooks(services);
   app.use(
     requestRecorder(

@@ -35,6 +35,7 @@ export function requestRecorder(
   const lineLevel = config.accessLog ? 'info' : 'debug';
   const summary = new TrafficSummary(logger);
   return (req, res, next) => {
+    simLocals(res);
     const surface = surfaceOf(req.originalUrl);
     const journaled = surface === 'api' || surface === 'storage';
     // The control API (and unknown paths) is only logged at debug: otherwise nothing to record.
