@@ -115,7 +115,10 @@ export function mountOperations(
         body: (hasBody ? req.body : undefined) as never,
         query: query as never,
         params: req.params as never,
-        publicUrl: publicUrlOf(req, config.publicUrl),
+        // Worked out only by the few handlers that write URLs.
+        get publicUrl() {
+          return publicUrlOf(req, config.publicUrl);
+        },
       };
       const reply = (await handler(ctx)) as
         | { status: number; body?: unknown; headers?: Record<string, string>; warnings?: string[] }
