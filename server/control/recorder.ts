@@ -110,7 +110,7 @@ export function requestRecorder(
  * were answered, and how many failed, logged with the first request after each minute (no
  * timer, so an idle simulator writes nothing).
  */
-class TrafficSummary {
+export class TrafficSummary {
   private windowStart = performance.now();
   private requests = 0;
   private clientErrors = 0;
