@@ -21,6 +21,8 @@ export interface Config {
   /** Base of presigned and download URLs; undefined = derived from each request's Host. */
   publicUrl: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** One log line per partner API and storage request at info (otherwise at debug). */
+  accessLog: boolean;
   adminToken: string | undefined;
   /** Host names `/__admin` answers to besides loopback and the --public-url host; '*' = any. */
   allowedHosts: string[];
@@ -63,6 +65,7 @@ export const defaults: Config = {
   fixturesDir: fromRoot('fixtures'),
   publicUrl: undefined,
   logLevel: 'info',
+  accessLog: false,
   adminToken: undefined,
   allowedHosts: [],
   partnerTokenTtlS: 3600,

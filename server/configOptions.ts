@@ -89,6 +89,13 @@ export const options: OptionSpec[] = [
     choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
   },
   {
+    flag: 'access-log',
+    key: 'accessLog',
+    kind: 'bool',
+    env: 'PARTNER_SIM_ACCESS_LOG',
+    help: 'log every partner API and storage request at info (default: at debug, plus a summary a minute at info)',
+  },
+  {
     flag: 'admin-token',
     key: 'adminToken',
     kind: 'string',

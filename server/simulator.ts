@@ -116,10 +116,10 @@ export async function startSimulator(
   server.on('clientError', answerClientError);
   // Warm the validators once listening: the first request then pays nothing extra, and
   // start-up itself stays free of work that can wait.
-  setImmediate(() => {
-    validatorsFor(apiSpec());
-    validatorsFor(adminSpec());
-  });
+  // The control API's document waits a little longer: a first partner request sent as soon
+  // as the banner shows must not queue behind it.
+  setImmediate(() => validatorsFor(apiSpec()));
+  setTimeout(() => validatorsFor(adminSpec()), 500).unref();
   // Clients keep idle sockets ~4-5 s (undici, Node's agent) and Node's server also closes them
   // after 5 s: a request sent on a socket the server is closing at that moment fails with
   // "socket hang up". Outliving the clients' idle timeout leaves the close to them.

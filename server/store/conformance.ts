@@ -166,7 +166,7 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       await j.add(entry('uploadCreate', 401, 'b'), 2000, undefined);
       await j.add(entry('taskGet', 200, 'a'), 3000, 'a');
       await j.add(entry('taskGet', 404, null), 4000);
-      expect(e1.id).toMatch(/^req_\d+$/);
+      expect(e1).toMatch(/^req_\d+$/);
       const all = await j.list();
       expect(all.map((e) => e.operation)).toEqual(['taskGet', 'taskGet', 'uploadCreate', 'uploadCreate']);
       expect(new Set(all.map((e) => e.id)).size).toBe(4);

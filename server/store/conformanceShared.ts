@@ -93,7 +93,7 @@ export function sharedCases(openPeer: () => Promise<Store>, first: () => Store):
       const ids = await Promise.all(
         Array.from({ length: 8 }, (_, i) => (i % 2 ? ja : jb).add(entry('taskGet', 200, 'a'), i, 'a')),
       );
-      expect(new Set(ids.map((e) => e.id)).size).toBe(8);
+      expect(new Set(ids).size).toBe(8);
       const listed = await jb.list({ clientId: 'a' });
       expect(listed).toHaveLength(5);
       expect(await ja.list()).toEqual(listed);

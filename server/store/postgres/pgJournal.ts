@@ -1,4 +1,4 @@
-import type { JournalEntry, JournalLog, JournalQuery } from '../store.js';
+import type { DeferredEntry, JournalEntry, JournalLog, JournalQuery } from '../store.js';
 import { inTransaction, type Pool } from './pool.js';
 
 /** The ring of requests that belong to no app, as stored in `journal.ring`. */
@@ -28,27 +28,33 @@ export class PgJournal implements JournalLog {
     this.trimEvery = Math.max(1, Math.floor(capacity / 8));
   }
 
-  async add(entry: Omit<JournalEntry, 'id'>, timeMs: number, ring?: string): Promise<JournalEntry> {
+  async add(
+    recorded: Omit<JournalEntry, 'id'> | DeferredEntry,
+    timeMs: number,
+    ring?: string,
+  ): Promise<string> {
+    // Every instance reads what is written here: the finished, redacted entry goes in.
+    const entry = 'build' in recorded ? recorded.build() : recorded;
     const key = ring ?? NO_APP;
     if (this.capacity === 0) {
       // Nothing kept, but the id still comes from the shared sequence.
       const r = await this.db.query<{ seq: string }>(
         "SELECT nextval(pg_get_serial_sequence('journal', 'seq')) AS seq",
       );
-      return { id: journalId(r.rows[0]!.seq), ...entry } as JournalEntry;
+      return journalId(r.rows[0]!.seq);
     }
     const r = await this.db.query<{ seq: string }>(
       `INSERT INTO journal (ring, client_id, operation, status, time_ms, entry)
        VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING seq`,
       [key, entry.client_id ?? null, entry.operation ?? null, entry.status, timeMs, JSON.stringify(entry)],
     );
-    const full = { id: journalId(r.rows[0]!.seq), ...entry } as JournalEntry;
+    const id = journalId(r.rows[0]!.seq);
     const n = (this.sinceTrim.get(key) ?? 0) + 1;
     if (n >= this.trimEvery) {
       this.sinceTrim.delete(key);
       this.trim(key).catch(() => {});
     } else this.sinceTrim.set(key, n);
-    return full;
+    return id;
   }
 
   /** Drop what lies beyond the ring's newest `capacity` rows (one index range, off the request). */
