@@ -2,6 +2,7 @@ import { faultMatchingBenchmark } from './faultMatching.js';
 import { type Benchmark, fmt } from './lib.js';
 import { requestOverheadBenchmark } from './requestOverhead.js';
 import { startupBenchmark } from './startup.js';
+import { startupStoredBenchmark } from './startupStored.js';
 import { storeWritesBenchmark } from './storeWrites.js';
 import { uploadMemoryBenchmark } from './uploadMemory.js';
 
@@ -12,6 +13,7 @@ import { uploadMemoryBenchmark } from './uploadMemory.js';
  */
 export const benchmarks: Benchmark[] = [
   startupBenchmark,
+  startupStoredBenchmark,
   requestOverheadBenchmark,
   storeWritesBenchmark,
   uploadMemoryBenchmark,

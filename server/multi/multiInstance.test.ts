@@ -143,7 +143,10 @@ describe.skipIf(!PG_TEST_URL)(`${INSTANCES} instances on one PostgreSQL ${pgSkip
       const alice = await userToken(api(B()), app, `alice-${round}`);
       const bob = await userToken(api(C()), app, `bob-${round}`);
       const bind = (on: Instance, token: string) =>
-        http('POST', `${api(on)}/open/partner/sdk/bind`, { headers: bearer(token), json: { sn, type: 'notepro' } });
+        http('POST', `${api(on)}/open/partner/sdk/bind`, {
+          headers: bearer(token),
+          json: { sn, type: 'notepro' },
+        });
       const answers = await Promise.all([bind(B(), alice.user), bind(C(), bob.user)]);
       const statuses = answers.map((a) => a.status).sort();
       expect(statuses, answers.map((a) => a.text).join('\n')).toEqual([200, 403]);
@@ -171,7 +174,9 @@ describe.skipIf(!PG_TEST_URL)(`${INSTANCES} instances on one PostgreSQL ${pgSkip
     const first = await exchangeToken(api(A()), app);
     const refresh = (on: Instance) =>
       http('POST', `${api(on)}/oauth/partner/access-token/refresh`, {
-        headers: { authorization: `Basic ${Buffer.from(`${app.client_id}:${app.secret_key}`).toString('base64')}` },
+        headers: {
+          authorization: `Basic ${Buffer.from(`${app.client_id}:${app.secret_key}`).toString('base64')}`,
+        },
         form: { refresh_token: first.body.refresh_token },
       });
     const answers = await Promise.all(sims.flatMap((s) => [refresh(s), refresh(s)]));
