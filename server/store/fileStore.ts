@@ -198,7 +198,7 @@ export function shardName(id: string): string {
 }
 
 /** Files read at once by a load: enough to keep the disk busy, few enough not to hold up requests. */
-const BATCH = 64;
+const BATCH = 16;
 
 async function readdirOrNone(dir: string): Promise<string[]> {
   try {
