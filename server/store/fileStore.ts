@@ -33,6 +33,7 @@ export class FileStore extends MemoryStore {
   /** Collection folders found at open: the others start empty, with nothing to load. */
   private readonly present = new Set<string>();
   private background: Promise<void> = Promise.resolve();
+  private closing = false;
 
   private constructor(
     readonly dir: string,
@@ -83,8 +84,8 @@ export class FileStore extends MemoryStore {
     const colDir = join(this.dir, col);
     for (const shard of await readdirOrNone(colDir)) {
       const shardDir = join(colDir, shard);
+      // Not remembered in madeDirs: a clear() while this runs may remove the folder again.
       const names = (await readdirOrNone(shardDir)).filter((n) => n.endsWith('.json'));
-      this.madeDirs.add(join(col, shard));
       for (let i = 0; i < names.length; i += BATCH) {
         const batch = names.slice(i, i + BATCH);
         const bodies = await Promise.all(batch.map((n) => readOrNone(join(shardDir, n))));
@@ -93,6 +94,8 @@ export class FileStore extends MemoryStore {
           if (body !== undefined) restore(decodeURIComponent(n.slice(0, -5)), JSON.parse(body));
         });
         await new Promise((r) => setImmediate(r));
+        // Closing does not wait for the rest of a load nobody will use.
+        if (this.closing) throw new Error(`file store ${this.dir} closed while loading ${col}`);
       }
     }
   }
@@ -181,6 +184,7 @@ export class FileStore extends MemoryStore {
   }
 
   override async close(): Promise<void> {
+    this.closing = true;
     await this.background;
     await this.flush();
     await this.unlock();
