@@ -1,4 +1,15 @@
-import { type Benchmark, drive, fmt, median, type SpawnedSim, spawnSimulator } from './lib.js';
+import {
+  type Benchmark,
+  bindingRequest,
+  drive,
+  fmt,
+  median,
+  type SpawnedSim,
+  spawnSimulator,
+  userToken,
+} from './lib.js';
+import { load } from './load.js';
+import { SOAK_APPS } from './soakTraffic.js';
 
 const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
   const r = await fetch(url, {
@@ -10,25 +21,37 @@ const post = async (url: string, body: unknown, headers: Record<string, string> 
   return r.json() as Promise<{ access_token: string }>;
 };
 
-/** A user token of the demo app and the binding URL it queries. */
-async function bindingRequest(sim: SpawnedSim): Promise<{ url: string; headers: Record<string, string> }> {
+/**
+ * `count` stored records, half transcription tasks and half upload sessions, split between
+ * the two fixture apps: written through the partner API as a client would, 32 at a time.
+ */
+async function addRecords(sim: SpawnedSim, count: number): Promise<void> {
   const api = `${sim.url}/developer/api`;
-  const basic = Buffer.from('demo-client-us:demo-secret-us-0000').toString('base64');
-  const partner = await (
-    await fetch(`${api}/oauth/partner/access-token`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${basic}` },
-    })
-  ).json();
-  const user = await post(
-    `${api}/open/partner/users/access-token`,
-    { user_id: 'demo-user-0001' },
-    { authorization: `Bearer ${(partner as { access_token: string }).access_token}` },
-  );
-  return {
-    url: `${api}/open/partner/sdk/binding?type=notepro&sn=8810B30227290003`,
-    headers: { authorization: `Bearer ${user.access_token}` },
-  };
+  for (const app of SOAK_APPS) {
+    const basic = Buffer.from(`${app.client_id}:${app.secret_key}`).toString('base64');
+    const user = await userToken(sim.url, basic, 'bench-user-0001');
+    const each = Math.floor(count / 4);
+    const json = { 'content-type': 'application/json' };
+    const tasks = await load(
+      {
+        url: `${api}/open/partner/ai/transcriptions/`,
+        method: 'POST',
+        headers: { ...json, 'x-client-id': app.client_id, 'x-client-api-key': app.api_key },
+        body: JSON.stringify({ file_url: 'https://example.com/bench/a.mp3' }),
+      },
+      { connections: 32, durationMs: 600_000, warmupMs: 0, total: each },
+    );
+    const uploads = await load(
+      {
+        url: `${api}/open/partner/files/upload/generate-presigned-urls`,
+        method: 'POST',
+        headers: { ...json, authorization: `Bearer ${user}` },
+        body: JSON.stringify({ filesize: 1024, filetype: 'mp3' }),
+      },
+      { connections: 32, durationMs: 600_000, warmupMs: 0, total: each },
+    );
+    if (tasks.bad + uploads.bad > 0) throw new Error(`${tasks.bad + uploads.bad} records refused`);
+  }
 }
 
 /** `count` rules on the binding query, every one scoped to another app: none can match. */
@@ -42,23 +65,27 @@ async function addForeignRules(sim: SpawnedSim, count: number): Promise<void> {
 }
 
 /**
- * Fault rules of one app cost nothing to the requests of another: the binding query of the
- * demo app on a simulator holding 10,000 rules scoped to another app, against the same query
- * on a simulator with no rule at all. Two child processes, measured in alternating rounds so
+ * Stored state and fault rules of other apps cost nothing to a request: the binding query of
+ * the demo app on a simulator holding 100,000 records and 10,000 rules scoped to another app,
+ * against the same query on an empty simulator. Two child processes, measured in alternating rounds so
  * drift of a shared machine hits both alike; the medians are compared.
  */
 export const faultMatchingBenchmark: Benchmark = {
   name: 'fault matching',
-  target: 'binding GET with 10,000 rules of another app: < 1.2x the wall time with no rules',
+  target: 'binding GET with 100,000 records and 10,000 rules of another app: <= 1.2x an empty instance',
   async run({ quick, flags }) {
     const rules = Number(flags.rules ?? 10_000);
+    const records = Number(flags.records ?? (quick ? 10_000 : 100_000));
     const n = quick ? 500 : 2000;
     const rounds = quick ? 3 : 5;
     const [plain, loaded] = [await spawnSimulator(), await spawnSimulator()];
     try {
+      const t0 = performance.now();
+      await addRecords(loaded, records);
+      const seeded = performance.now() - t0;
       await addForeignRules(loaded, rules);
-      const a = await bindingRequest(plain);
-      const b = await bindingRequest(loaded);
+      const a = await bindingRequest(plain.url);
+      const b = await bindingRequest(loaded.url);
       const blocked = await fetch(b.url, { headers: b.headers });
       if (blocked.status !== 200) throw new Error(`binding with foreign rules answered ${blocked.status}`);
       await drive(a.url, a.headers, n);
@@ -73,11 +100,12 @@ export const faultMatchingBenchmark: Benchmark = {
       }
       const ratio = median(withRules) / median(base);
       return {
-        ok: ratio < 1.2,
+        ok: ratio <= 1.2,
         lines: [
-          `no rules:                         ${fmt(median(base))} us/req (median of ${rounds} x ${n})`,
-          `${rules} rules of another app:   ${fmt(median(withRules))} us/req`,
-          `ratio: ${fmt(ratio, 2)}x`,
+          `${records} records written in ${fmt(seeded / 1000)} s (tasks and upload sessions of both fixture apps)`,
+          `empty instance:                         ${fmt(median(base))} us/req (median of ${rounds} x ${n})`,
+          `${records} records + ${rules} rules of another app: ${fmt(median(withRules))} us/req`,
+          `ratio: ${fmt(ratio, 2)}x (target <= 1.2)`,
         ],
       };
     } finally {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { fromRoot } from '../server/core/root.js';
 
@@ -41,12 +42,13 @@ export interface SpawnedSim {
 }
 
 /**
- * Start the built simulator (`dist/server/cli.js serve`) as a child process on a free port;
- * `nodeArgs` go to node itself (e.g. `--expose-gc`).
+ * Start the built simulator (`dist/server/cli.js serve`) as a child process on a free port,
+ * logging nothing unless `quiet` is false; `nodeArgs` go to node itself (e.g. `--expose-gc`).
  */
 export function spawnSimulator(
   args: string[] = ['--in-memory'],
   nodeArgs: string[] = [],
+  { quiet = true }: { quiet?: boolean } = {},
 ): Promise<SpawnedSim> {
   const t0 = performance.now();
   const child = spawn(
@@ -57,8 +59,8 @@ export function spawnSimulator(
       'serve',
       '--port',
       '0',
-      '--log-level',
-      'silent',
+      // quiet: false keeps the default log level, as a user's instance runs.
+      ...(quiet ? ['--log-level', 'silent'] : []),
       ...args,
     ],
     {
@@ -105,4 +107,68 @@ export async function drive(url: string, headers: Record<string, string>, n: num
   for (let i = 0; i < n; i++) await once();
   agent.destroy();
   return ((performance.now() - t0) * 1000) / n;
+}
+
+/**
+ * A bare Express 5 app in its own process, tuned as one would for speed (no `x-powered-by`,
+ * no ETag): `routes` is the body of a function given the app `a`, e.g.
+ * `a.get('/x',(q,r)=>r.json({}))`. Resolves once it prints its listening line.
+ */
+export function spawnBareExpress(routes: string): Promise<SpawnedSim> {
+  const t0 = performance.now();
+  const code = `const e=require('express');const a=e();a.disable('x-powered-by');a.set('etag',false);
+${routes};
+const s=a.listen(0,'127.0.0.1',()=>console.log('listening on http://127.0.0.1:'+s.address().port))`;
+  const child = spawn(process.execPath, ['-e', code], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: fromRoot(),
+  });
+  return new Promise((resolve) => {
+    child.stdout.once('data', (d: Buffer) => {
+      child.stdout.resume();
+      resolve({
+        child,
+        url: /listening on (\S+)/.exec(d.toString())![1]!,
+        startupMs: performance.now() - t0,
+        stop: () => new Promise((r) => child.once('exit', () => r()) && child.kill()),
+      });
+    });
+  });
+}
+
+/** The demo app's credentials and the binding query a user token of it makes. */
+export const DEMO_BASIC = Buffer.from('demo-client-us:demo-secret-us-0000').toString('base64');
+export const BINDING_PATH = '/developer/api/open/partner/sdk/binding?type=notepro&sn=8810B30227290003';
+
+/** A user token of an app (the demo app unless told), through the partner token exchange. */
+export async function userToken(
+  baseUrl: string,
+  basic = DEMO_BASIC,
+  userId = 'demo-user-0001',
+): Promise<string> {
+  const api = `${baseUrl}/developer/api`;
+  const token = async (url: string, headers: Record<string, string>, body?: string) => {
+    const r = await fetch(url, { method: 'POST', headers, body });
+    if (!r.ok) throw new Error(`POST ${url}: ${r.status} ${await r.text()}`);
+    return ((await r.json()) as { access_token: string }).access_token;
+  };
+  const partner = await token(`${api}/oauth/partner/access-token`, { authorization: `Basic ${basic}` });
+  return token(
+    `${api}/open/partner/users/access-token`,
+    { authorization: `Bearer ${partner}`, 'content-type': 'application/json' },
+    JSON.stringify({ user_id: userId }),
+  );
+}
+
+/** A user token of the demo app and the binding URL it queries. */
+export async function bindingRequest(
+  baseUrl: string,
+): Promise<{ url: string; headers: Record<string, string> }> {
+  return { url: baseUrl + BINDING_PATH, headers: { authorization: `Bearer ${await userToken(baseUrl)}` } };
+}
+
+/** CPU time (user + system) a process has used so far, in microseconds (Linux /proc). */
+export function cpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
 }

@@ -1,5 +1,7 @@
+import { anchorsBenchmark } from './anchors.js';
 import { faultMatchingBenchmark } from './faultMatching.js';
 import { type Benchmark, fmt } from './lib.js';
+import { pgStoreBenchmark } from './pgStore.js';
 import { requestOverheadBenchmark } from './requestOverhead.js';
 import { startupBenchmark } from './startup.js';
 import { startupStoredBenchmark } from './startupStored.js';
@@ -18,13 +20,16 @@ export const benchmarks: Benchmark[] = [
   storeWritesBenchmark,
   uploadMemoryBenchmark,
   faultMatchingBenchmark,
+  pgStoreBenchmark,
 ];
 
-const HELP = `Usage: npm run bench -- [--quick] [--only <name substring>] [--<flag> <value> ...]
+const HELP = `Usage: npm run bench -- [--quick] [--anchors] [--only <name substring>] [--<flag> <value> ...]
 
 Runs the benchmarks (the build output in dist/; npm run bench builds first):
 ${benchmarks.map((b) => `  ${b.name.padEnd(32)} ${b.target}`).join('\n')}
 
+  --anchors   also run "${anchorsBenchmark.name}": ${anchorsBenchmark.target}
+              (installs Prism and WireMock from npm into a temporary folder; not part of CI)
   --quick     smaller workloads
   --only X    run the benchmarks whose name contains X
   --help      this text
@@ -34,6 +39,7 @@ Other --key value pairs are passed to the benchmarks (e.g. --size-mib 64 for the
 async function main(argv: string[]): Promise<number> {
   const flags: Record<string, string> = {};
   let quick = false;
+  let anchors = false;
   let only: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -42,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (a === '--quick') quick = true;
+    else if (a === '--anchors') anchors = true;
     else if (a === '--only') only = argv[++i];
     else if (a.startsWith('--') && argv[i + 1] !== undefined) flags[a.slice(2)] = argv[++i]!;
     else {
@@ -49,7 +56,8 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
-  const chosen = benchmarks.filter((b) => !only || b.name.includes(only));
+  const all = anchors ? [...benchmarks, anchorsBenchmark] : benchmarks;
+  const chosen = all.filter((b) => !only || b.name.includes(only));
   if (chosen.length === 0) {
     process.stderr.write(`bench: no benchmark matches ${only}\n`);
     return 2;

@@ -9,6 +9,8 @@ export interface SimHandle {
   /** Resident set size of the simulator process, bytes. */
   rssBytes(): Promise<number>;
   stop(): Promise<void>;
+  /** Its `--data-dir`, when its bytes are on disk (the download baseline reads them). */
+  dataDir?: string;
 }
 
 /** VmRSS of a process from /proc (Linux). */
@@ -28,6 +30,7 @@ export async function startDiskSim(extraArgs: string[] = []): Promise<SimHandle>
   const sim = await spawnSimulator(['--data-dir', dataDir, ...extraArgs]);
   return {
     url: sim.url,
+    dataDir,
     rssBytes: () => procRss(sim.child.pid!),
     async stop() {
       await sim.stop();

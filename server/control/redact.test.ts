@@ -52,7 +52,8 @@ describe('scrub on the parsed query', () => {
 
 describe('journal and log', () => {
   it('hold no signature sent under a percent-encoded parameter name', async () => {
-    const s = await start({ chunkSize: 1024 });
+    // The access log writes each request's line at info.
+    const s = await start({ chunkSize: 1024, accessLog: true, logLevel: 'info' });
     const info = vi.spyOn(s.services.deps.logger, 'info');
     const { user } = await userToken(s.api, DEMO_US);
     const up = await startUpload(s.api, user, 10);

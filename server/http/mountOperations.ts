@@ -54,30 +54,42 @@ export function publicUrlOf(req: Request, configured: string | undefined): strin
  * credentials (from the operation's `security`), validation (422 naming every bad field),
  * the thin handler, then the reply (validated against the spec in tests).
  */
+/** An operation as mounted: the handlers that serve it, in order (body parsers, then the route). */
+export interface MountedOperation {
+  op: OperationInfo;
+  chain: RequestHandler[];
+}
+
 export function mountOperations(
   router: Router,
   spec: SpecIndex,
   handlers: Handlers,
   opts: MountOptions,
-): string[] {
+): MountedOperation[] {
   const { services } = opts;
   const { config } = services.deps;
   // Validators are built on the first request, not here: ajv's set-up would cost start-up time.
   const validators = () => validatorsFor(spec);
-  const mounted: string[] = [];
-  const mountedOps: OperationInfo[] = [];
+  const mounted: MountedOperation[] = [];
+  const beforeAuth = opts.beforeAuth ?? [];
+  const afterAuth = opts.afterAuth ?? [];
   for (const op of spec.operations.values()) {
     const handler = handlers[op.id as OpId] as Handler<OpId> | undefined;
     if (!handler || !opts.include(op)) continue;
-    mounted.push(op.id);
-    mountedOps.push(op);
-    const route: RequestHandler = async (req, res) => {
+    type Answer = { status: number; body?: unknown; headers?: Record<string, string>; warnings?: string[] };
+    const send = (res: Response, reply: Answer | undefined): void => {
+      if (!reply || res.headersSent) return;
+      const sendOpts = { config, spec };
+      let headers = reply.headers;
+      if (reply.warnings?.length) {
+        simLocals(res).warnings = reply.warnings;
+        headers = { ...headers, 'X-Sim-Warning': headerText(reply.warnings.join('; ')) };
+      }
+      if (reply.body === undefined) sendEmpty(res, reply.status, sendOpts, headers);
+      else sendJson(res, reply.status, reply.body, sendOpts, headers);
+    };
+    const serve = (req: Request, res: Response, auth: AuthInfo): void | Promise<void> => {
       const sim = simLocals(res);
-      sim.op = op;
-      for (const hook of opts.beforeAuth ?? []) if (await hook(op, req, res, {})) return;
-      const auth = opts.authenticate === false ? {} : authenticate(op, req, services, sim.region);
-      sim.auth = auth;
-      for (const hook of opts.afterAuth ?? []) if (await hook(op, req, res, auth)) return;
       const hasBody = req.body !== undefined;
       // Express 5 parses req.query anew on every access: take it once, so the values the
       // validator coerces (and the defaults it fills in) are the ones the handler gets.
@@ -103,25 +115,34 @@ export function mountOperations(
         body: (hasBody ? req.body : undefined) as never,
         query: query as never,
         params: req.params as never,
-        publicUrl: publicUrlOf(req, config.publicUrl),
+        // Worked out only by the few handlers that write URLs.
+        get publicUrl() {
+          return publicUrlOf(req, config.publicUrl);
+        },
       };
-      const reply = (await handler(ctx)) as
-        | { status: number; body?: unknown; headers?: Record<string, string>; warnings?: string[] }
-        | undefined;
-      if (!reply || res.headersSent) return;
-      const sendOpts = { config, spec };
-      let headers = reply.headers;
-      if (reply.warnings?.length) {
-        sim.warnings = reply.warnings;
-        headers = { ...headers, 'X-Sim-Warning': headerText(reply.warnings.join('; ')) };
-      }
-      if (reply.body === undefined) sendEmpty(res, reply.status, sendOpts, headers);
-      else sendJson(res, reply.status, reply.body, sendOpts, headers);
+      const reply = handler(ctx) as Answer | undefined | Promise<Answer | undefined>;
+      return reply instanceof Promise ? reply.then((r) => send(res, r)) : send(res, reply);
+    };
+    // Synchronous from hooks to reply whenever every step is (a binding query, with no fault
+    // rule): a promise per step cost more than the step. Errors thrown here reach the router
+    // either way (a throw, or a rejected promise).
+    const route: RequestHandler = (req, res) => {
+      const sim = simLocals(res);
+      sim.op = op;
+      return hooksThen(beforeAuth, [op, req, res, {}], () => {
+        const auth = opts.authenticate === false ? {} : authenticate(op, req, services, sim.region);
+        sim.auth = auth;
+        return hooksThen(afterAuth, [op, req, res, auth], () => serve(req, res, auth));
+      });
     };
     const parsers = op.operation.requestBody ? (opts.bodyParsers ?? []) : [];
     router[op.method](op.expressPath, ...parsers, route);
+    mounted.push({ op, chain: [...parsers, route] });
   }
-  mountMethodNotAllowed(router, mountedOps);
+  mountMethodNotAllowed(
+    router,
+    mounted.map((m) => m.op),
+  );
   return mounted;
 }
 
@@ -133,4 +154,20 @@ export function mountOperations(
 export function headerText(text: string): string {
   const safe = text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return safe.length > 2048 ? `${safe.slice(0, 2045)}...` : safe;
+}
+
+/** Run `hooks` in order, then `rest`: synchronously as long as every hook answers so. */
+function hooksThen(
+  hooks: OperationHook[],
+  args: Parameters<OperationHook>,
+  rest: () => void | Promise<void>,
+  from = 0,
+): void | Promise<void> {
+  for (let i = from; i < hooks.length; i++) {
+    const done = hooks[i]!(...args);
+    if (done === true) return;
+    if (done !== false)
+      return done.then((answered) => (answered ? undefined : hooksThen(hooks, args, rest, i + 1)));
+  }
+  return rest();
 }

@@ -59,7 +59,13 @@ export function sendJson(
     if (opId === op.id && field) out = breakBody(out, field);
   }
   if (failsSpec(res, status, 'application/json', out, opts)) return;
-  res.set(headers).status(status).json(out);
+  // statusCode directly: the status comes from the spec's own replies, always a valid code.
+  for (const _ in headers) {
+    res.set(headers); // only when there is one: most replies carry none
+    break;
+  }
+  res.statusCode = status;
+  res.json(out);
 }
 
 /** A status with no body and no content type (e.g. the binding query's bare 404). */

@@ -4,6 +4,13 @@ import { publicUrlOf } from '../http/mountOperations.js';
 const COLLECTION = '/open/partner/ai/transcriptions';
 const ITEM_WITH_SLASH = /^\/open\/partner\/ai\/transcriptions\/[^/]+\/$/;
 
+/** Where a path (under an API prefix) is redirected to, or undefined when it is not. */
+export function slashRedirectTarget(path: string): string | undefined {
+  if (path === COLLECTION) return `${COLLECTION}/`;
+  if (ITEM_WITH_SLASH.test(path)) return path.slice(0, -1);
+  return undefined;
+}
+
 /**
  * The live backend behaves like FastAPI, whose router answers a path that differs from a
  * route only by its trailing slash with `307 Temporary Redirect` to the route's spelling
@@ -14,9 +21,7 @@ const ITEM_WITH_SLASH = /^\/open\/partner\/ai\/transcriptions\/[^/]+\/$/;
  */
 export function transcriptionSlashRedirects(publicUrl: string | undefined): RequestHandler {
   return (req, res, next) => {
-    let target: string | undefined;
-    if (req.path === COLLECTION) target = `${COLLECTION}/`;
-    else if (ITEM_WITH_SLASH.test(req.path)) target = req.path.slice(0, -1);
+    const target = slashRedirectTarget(req.path);
     if (target === undefined) return next();
     const q = req.originalUrl.indexOf('?');
     const query = q >= 0 ? req.originalUrl.slice(q) : '';

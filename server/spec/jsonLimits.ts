@@ -11,6 +11,7 @@ export const MAX_BODY_DEPTH = 64;
  * walks the value, so a body nested 100,000 deep cannot overflow the walk itself.
  */
 export function jsonLimitIssues(value: unknown, where: string, max = 10): ValidationIssue[] {
+  if (isFlatAndFinite(value)) return [];
   interface Node {
     v: unknown;
     depth: number;
@@ -43,4 +44,17 @@ export function jsonLimitIssues(value: unknown, where: string, max = 10): Valida
     }
   }
   return out;
+}
+
+/**
+ * A query or path parameter object is flat and holds strings: answered without the walk, which
+ * runs twice on every request.
+ */
+function isFlatAndFinite(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  for (const k in value) {
+    const v = (value as Record<string, unknown>)[k];
+    if (typeof v === 'number' ? !Number.isFinite(v) : v !== null && typeof v === 'object') return false;
+  }
+  return true;
 }

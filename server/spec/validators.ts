@@ -1,13 +1,21 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { ValidationIssue } from '../core/errors.js';
 import { toIssues } from './issues.js';
 import { jsonLimitIssues } from './jsonLimits.js';
-import type { OperationInfo, Parameter, SchemaObject, SpecIndex } from './openapi.js';
+import {
+  type OperationInfo,
+  type Parameter,
+  type SchemaObject,
+  type SpecIndex,
+  sha256,
+  specCachePath,
+} from './openapi.js';
 
-// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+// ajv and ajv-formats are CommonJS, loaded when something must be compiled: a simulator
+// started from a build validates requests with the validators the build compiled, so loading
+// ajv (tens of ms) is off its start-up path.
+const require = createRequire(import.meta.url);
 
 export interface RequestParts {
   query: Record<string, unknown>;
@@ -29,9 +37,24 @@ interface RequestValidators {
 
 const OAS_FORMATS = ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password'];
 
-/** An ajv for OpenAPI 3.1 schemas: 2020-12, OAS formats known, unknown keywords ignored. */
-export function createAjv(coerce: boolean): Ajv2020 {
-  const ajv = new Ajv2020({
+/** Where the build writes a document's compiled request validators. */
+export const prebuiltPath = (spec: SpecIndex): string =>
+  specCachePath(`${spec.name}.validators`).replace(/\.json$/, '.cjs');
+
+/** How standalone code reaches ajv-formats' checks (the OAS formats above are no-ops). */
+function codeOfFormats() {
+  const { _ } = require('ajv') as typeof import('ajv');
+  return _`require("ajv-formats/dist/formats").fullFormats`;
+}
+
+/**
+ * An ajv for OpenAPI 3.1 schemas: 2020-12, OAS formats known, unknown keywords ignored.
+ * `standalone`: keep each function's source, for the build to write them out.
+ */
+export function createAjv(coerce: boolean, standalone = false): Ajv2020 {
+  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  const formats = require('ajv-formats') as { default: (ajv: Ajv2020) => void };
+  const ajv = new Ajv({
     strict: false,
     allErrors: true,
     coerceTypes: coerce,
@@ -39,8 +62,13 @@ export function createAjv(coerce: boolean): Ajv2020 {
     // are left as sent, since some body defaults are configurable (e.g. --user-token-ttl).
     useDefaults: coerce,
     logger: false,
+    // Checking each schema against the 2020-12 meta-schema cost ~70 ms of start-up (and
+    // blocked the first request). The schemas are the project's own documents, which
+    // openapi.test.ts validates as OpenAPI 3.1, so the check would only ever repeat it.
+    validateSchema: false,
+    ...(standalone ? { code: { source: true, formats: codeOfFormats() } } : {}),
   });
-  addFormats(ajv);
+  formats.default(ajv);
   for (const f of OAS_FORMATS) ajv.addFormat(f, true);
   return ajv;
 }
@@ -63,19 +91,34 @@ const sharedAjv = () => {
  * registered once, so each compiled subschema resolves them without copying the document.
  */
 export class SpecValidators {
-  private readonly bodyAjv = sharedAjv().body;
-  private readonly paramAjv = sharedAjv().param;
+  private ajvs: { body: Ajv2020; param: Ajv2020 } | undefined;
   private readonly requests = new Map<string, RequestValidators>();
   private readonly responses = new Map<string, ValidateFunction | null>();
   private readonly values = new WeakMap<object, ValidateFunction>();
   private readonly defsId: string;
+  private built: Record<string, ValidateFunction> | null | undefined;
 
-  constructor(readonly spec: SpecIndex) {
+  /** `usePrebuilt: false` compiles everything here (a test compares both ways). */
+  constructor(
+    readonly spec: SpecIndex,
+    usePrebuilt = true,
+  ) {
     this.defsId = `urn:partner-sim:${spec.name}`;
-    const schemas = (spec.doc.components?.schemas ?? {}) as Record<string, SchemaObject>;
-    const defs = this.rewrite({ $id: this.defsId, $defs: schemas });
-    this.bodyAjv.addSchema(defs);
-    this.paramAjv.addSchema(defs);
+    if (!usePrebuilt) this.built = null;
+  }
+
+  /** The shared ajv instances, this document's components registered in them (once). */
+  private ajv(kind: 'body' | 'param'): Ajv2020 {
+    if (!this.ajvs) {
+      this.ajvs = sharedAjv();
+      if (!this.ajvs.body.getSchema(this.defsId)) {
+        const schemas = (this.spec.doc.components?.schemas ?? {}) as Record<string, SchemaObject>;
+        const defs = this.rewrite({ $id: this.defsId, $defs: schemas });
+        this.ajvs.body.addSchema(defs);
+        this.ajvs.param.addSchema(defs);
+      }
+    }
+    return this.ajvs[kind];
   }
 
   private rewrite<T>(schema: T): T {
@@ -84,44 +127,99 @@ export class SpecValidators {
     ) as T;
   }
 
-  private compile(ajv: Ajv2020, schema: unknown): ValidateFunction {
-    return ajv.compile(this.rewrite(schema as object));
+  private compile(kind: 'body' | 'param', schema: unknown): ValidateFunction {
+    return this.ajv(kind).compile(this.rewrite(schema as object));
   }
 
-  private paramValidator(params: Parameter[], where: string): ValidateFunction | undefined {
-    const mine = params.filter((p) => p.in === where);
-    if (mine.length === 0) return undefined;
-    const key = (p: Parameter) => (where === 'header' ? p.name.toLowerCase() : p.name);
-    const schema = {
-      type: 'object',
-      properties: Object.fromEntries(mine.map((p) => [key(p), p.schema ?? {}])),
-      required: mine.filter((p) => p.required).map(key),
-    };
-    return this.compile(this.paramAjv, schema);
+  /**
+   * What each part of a request is checked against, keyed `<opId> <part>` (`body <media>` for
+   * bodies): parameters coerced (`param`), bodies as sent (`body`). Compiled on first use at
+   * run time, or ahead of time by the build (buildSpecCache.ts), from this one description.
+   */
+  requestSchemas(op: OperationInfo): { key: string; kind: 'body' | 'param'; schema: object }[] {
+    const out: { key: string; kind: 'body' | 'param'; schema: object }[] = [];
+    for (const where of ['path', 'query', 'header']) {
+      const mine = op.parameters.filter((p) => p.in === where);
+      if (mine.length === 0) continue;
+      const key = (p: Parameter) => (where === 'header' ? p.name.toLowerCase() : p.name);
+      const schema = {
+        type: 'object',
+        properties: Object.fromEntries(mine.map((p) => [key(p), p.schema ?? {}])),
+        required: mine.filter((p) => p.required).map(key),
+      };
+      out.push({ key: `${op.id} ${where}`, kind: 'param', schema });
+    }
+    for (const [media, content] of Object.entries(this.requestBody(op)?.content ?? {})) {
+      if (content.schema && /json|x-www-form-urlencoded/.test(media))
+        out.push({ key: `${op.id} body ${media}`, kind: 'body', schema: content.schema as object });
+    }
+    return out;
+  }
+
+  private requestBody(op: OperationInfo) {
+    return op.operation.requestBody
+      ? this.spec.deref<{ required?: boolean; content?: Record<string, { schema?: unknown }> }>(
+          op.operation.requestBody,
+        )
+      : undefined;
+  }
+
+  /** The build's compiled request validators, when they were built from this very document. */
+  private prebuilt(): Record<string, ValidateFunction> | null {
+    if (this.built !== undefined) return this.built;
+    try {
+      const mod = require(prebuiltPath(this.spec)) as {
+        sha256: string;
+        validators: Record<string, ValidateFunction>;
+      };
+      this.built = mod.sha256 === sha256(this.spec.source) ? mod.validators : null;
+    } catch {
+      this.built = null; // no build (tests from source): compile on first use
+    }
+    return this.built;
   }
 
   private requestValidators(op: OperationInfo): RequestValidators {
     let v = this.requests.get(op.id);
     if (v) return v;
-    const rb = op.operation.requestBody
-      ? this.spec.deref<{ required?: boolean; content?: Record<string, { schema?: unknown }> }>(
-          op.operation.requestBody,
-        )
-      : undefined;
-    const bodies = new Map<string, ValidateFunction>();
-    for (const [media, content] of Object.entries(rb?.content ?? {})) {
-      if (content.schema && /json|x-www-form-urlencoded/.test(media))
-        bodies.set(media, this.compile(this.bodyAjv, content.schema));
+    const built = this.prebuilt();
+    v = { bodies: new Map(), bodyRequired: this.requestBody(op)?.required === true };
+    for (const { key, kind, schema } of this.requestSchemas(op)) {
+      const fn = built?.[key] ?? this.compile(kind, schema);
+      const part = key.slice(op.id.length + 1);
+      if (part.startsWith('body ')) v.bodies.set(part.slice(5), fn);
+      else v[part as 'path' | 'query' | 'header'] = fn;
     }
-    v = {
-      query: this.paramValidator(op.parameters, 'query'),
-      header: this.paramValidator(op.parameters, 'header'),
-      path: this.paramValidator(op.parameters, 'path'),
-      bodies,
-      bodyRequired: rb?.required === true,
-    };
     this.requests.set(op.id, v);
     return v;
+  }
+
+  /**
+   * Source of a CommonJS module holding every request validator of this document, compiled
+   * now (the build writes it next to the spec cache; see prebuilt()).
+   */
+  standaloneModule(): string {
+    const { default: standaloneCode } = require('ajv/dist/standalone') as {
+      default: (ajv: Ajv2020, refs: Record<string, string>) => string;
+    };
+    const parts: string[] = [];
+    for (const kind of ['param', 'body'] as const) {
+      const ajv = createAjv(kind === 'param', true);
+      const schemas = (this.spec.doc.components?.schemas ?? {}) as Record<string, SchemaObject>;
+      ajv.addSchema(this.rewrite({ $id: this.defsId, $defs: schemas }));
+      const refs: Record<string, string> = {};
+      for (const op of this.spec.operations.values()) {
+        for (const s of this.requestSchemas(op)) {
+          if (s.kind !== kind) continue;
+          const id = `urn:partner-sim:request:${encodeURIComponent(s.key)}`;
+          ajv.addSchema({ ...this.rewrite(s.schema), $id: id });
+          refs[s.key] = id;
+        }
+      }
+      // Each kind's code in its own function scope: the two modules' names would collide.
+      parts.push(`(function(exports){${standaloneCode(ajv, refs)}})(validators);`);
+    }
+    return `"use strict";\nconst validators = {};\n${parts.join('\n')}\nmodule.exports = { sha256: ${JSON.stringify(sha256(this.spec.source))}, validators };\n`;
   }
 
   /** Every way the request breaks the operation's spec, FastAPI-style; empty when valid. */
@@ -159,7 +257,7 @@ export class SpecValidators {
   validateValue(schema: object, data: unknown, at: (string | number)[]): ValidationIssue[] {
     let fn = this.values.get(schema);
     if (!fn) {
-      fn = this.compile(this.bodyAjv, schema);
+      fn = this.compile('body', schema);
       this.values.set(schema, fn);
     }
     if (fn(data)) return [];
@@ -197,7 +295,7 @@ export class SpecValidators {
     let fn = this.responses.get(key);
     if (fn === undefined) {
       const schema = content[media]?.schema;
-      fn = schema ? this.compile(this.bodyAjv, schema) : null;
+      fn = schema ? this.compile('body', schema) : null;
       this.responses.set(key, fn);
     }
     if (!fn || fn(body)) return [];

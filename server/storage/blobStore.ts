@@ -15,7 +15,7 @@ export interface ByteRange {
  * Writers are plain Writables so callers stream into them with backpressure.
  */
 export interface BlobStore {
-  readonly kind: 'disk' | 'memory';
+  readonly kind: 'disk' | 'memory' | 'postgres';
   /** A sink for a new blob at `key` (replacing any). The blob exists once the sink finished. */
   sink(key: string): Promise<Writable>;
   open(key: string, range?: ByteRange): Readable;
@@ -26,15 +26,28 @@ export interface BlobStore {
   deletePrefix(prefix: string): Promise<void>;
   /** Every blob's key: for the start-up check for blobs no record points at (recovery.ts). */
   keys(): Promise<string[]>;
+  /**
+   * A shared blob store (several instances write it) cannot tell at start-up whether a blob
+   * nobody names is garbage or another instance's PUT in flight; it removes, instead, what
+   * was left unfinished longer than `olderThanMs` ago. Single-process stores don't need it.
+   */
+  removeUnfinished?(olderThanMs: number): Promise<number>;
   clear(): Promise<void>;
 }
 
-function checkKey(key: string): string {
+export function checkKey(key: string): string {
   if (!/^[a-z]+(\/[A-Za-z0-9_.-]+)+$/.test(key) || key.includes('..')) {
     throw new Error(`invalid blob key: ${key}`);
   }
   return key;
 }
+
+/**
+ * Bytes per read of a blob (Node's default is 64 KiB): fewer reads and fewer writes to the
+ * socket per download. Measured against a plain 64 KiB file stream in the same run (busy
+ * machine): 0.81–0.87× with the default, 0.90–1.22× with this.
+ */
+const READ_BUFFER = 256 * 1024;
 
 /** Blobs as files under `<dataDir>/blobs`: streamed in and out, never held in memory whole. */
 export class DiskBlobStore implements BlobStore {
@@ -55,7 +68,8 @@ export class DiskBlobStore implements BlobStore {
   }
 
   open(key: string, range?: ByteRange): Readable {
-    return createReadStream(this.path(key), range ? { start: range.start, end: range.end } : {});
+    const opts = { highWaterMark: READ_BUFFER };
+    return createReadStream(this.path(key), range ? { ...opts, start: range.start, end: range.end } : opts);
   }
 
   async delete(key: string): Promise<void> {
@@ -154,8 +168,4 @@ function* slice(chunks: Buffer[], range?: ByteRange): Generator<Buffer> {
     if (from > range.end) return;
     yield c.subarray(Math.max(0, range.start - from), Math.min(c.length, range.end - from + 1));
   }
-}
-
-export function openBlobStore(opts: { inMemory: boolean; dataDir: string }): BlobStore {
-  return opts.inMemory ? new MemoryBlobStore() : new DiskBlobStore(join(opts.dataDir, 'blobs'));
 }

@@ -4,7 +4,6 @@ import type { components } from '../spec/api-types.js';
 import { dropUpload } from './housekeeping.js';
 import { bareEtag, type FileRecord, multipartEtag, type PartRecord, partKey } from './records.js';
 import type { StorageService } from './storageService.js';
-import { hashParts } from './streams.js';
 
 export type CompleteRequest = components['schemas']['CompleteUploadRequest'];
 
@@ -21,7 +20,8 @@ export const noSuchUpload = (resource?: string): SimError =>
  * NoSuchUpload, so another user or app cannot even learn it exists), filetype as at creation,
  * part numbers strictly ascending, every listed part uploaded with that ETag, every part but
  * the last exactly ChunkSize, the total equal to filesize (which also catches missing parts);
- * then the parts are read in order to compute the object's MD5, compared with `file_md5`.
+ * then the object's MD5 (kept running while the parts arrived, see runningMd5.ts) is
+ * compared with `file_md5`.
  * Only then is the session closed; a failed completion can be retried. The bytes are not
  * copied: the file is its parts' blobs, in order (downloads stream across them).
  */
@@ -96,14 +96,14 @@ async function complete(svc: StorageService, user: TokenClaims, req: CompleteReq
     );
   }
 
-  const built = await hashParts(
-    svc.blobs,
+  const md5 = await svc.fileMd5.fileMd5(
+    s.upload_id,
     parts.map((p) => p.blob),
   );
-  if (req.file_md5 !== undefined && req.file_md5 !== built.md5) {
+  if (req.file_md5 !== undefined && req.file_md5 !== md5) {
     throw SimError.badRequest(
       'FILE_MD5_NOT_MATCH',
-      `file_md5 does not match the uploaded content (MD5 ${built.md5}).`,
+      `file_md5 does not match the uploaded content (MD5 ${md5}).`,
     );
   }
   const file: FileRecord = {
@@ -111,8 +111,8 @@ async function complete(svc: StorageService, user: TokenClaims, req: CompleteReq
     client_id: s.client_id,
     sub: s.sub,
     filetype: s.filetype,
-    size: built.size,
-    md5: built.md5,
+    size: total,
+    md5,
     etag: multipartEtag(parts.map((p) => p.md5)),
     upload_id: s.upload_id,
     parts: parts.map((p) => ({ blob: p.blob, size: p.size })),

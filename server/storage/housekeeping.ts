@@ -19,6 +19,7 @@ export async function committedFile(svc: StorageService, s: UploadRecord): Promi
 export async function dropUpload(svc: StorageService, s: UploadRecord): Promise<void> {
   const file = await committedFile(svc, s);
   await svc.uploads.delete(s.upload_id);
+  svc.fileMd5.forget(s.upload_id);
   const parts = await svc.parts.findBy('upload_id', s.upload_id);
   await Promise.all(parts.map((p) => svc.parts.delete(partKey(p.upload_id, p.part_number))));
   if (!file) {

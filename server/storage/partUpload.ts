@@ -67,7 +67,7 @@ export async function putPart(svc: StorageService, p: PartUpload): Promise<{ eta
   };
   let got: Received;
   try {
-    got = await receive(p.body, await svc.blobs.sink(blob), s.chunk_size);
+    got = await receive(p.body, await svc.blobs.sink(blob), s.chunk_size, svc.hashes);
   } catch {
     return reject(SimError.badRequest('IncompleteBody', 'The request body ended before all bytes arrived.'));
   }
@@ -95,6 +95,7 @@ export async function putPart(svc: StorageService, p: PartUpload): Promise<{ eta
     },
     result: prev,
   }));
+  svc.fileMd5.stored(s.upload_id, part, blob);
   if (previous && previous.blob !== blob) await svc.blobs.delete(previous.blob);
   return { etag: svc.apps.get(s.client_id)?.etag_quotes === 'strip' ? md5 : `"${md5}"` };
 }

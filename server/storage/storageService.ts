@@ -10,10 +10,12 @@ import type { Collection, Store } from '../store/store.js';
 import type { BlobStore } from './blobStore.js';
 import { type CompleteRequest, completeUpload } from './completion.js';
 import { type Download, download, filePath, lookupId, lookupUrl } from './downloads.js';
+import { type HashPool, hashPool } from './hashPool.js';
 import { committedFile, dropApp, sweepAbandoned } from './housekeeping.js';
 import { MAX_PARTS, type PartUpload, putPart } from './partUpload.js';
 import { accessKeyOf, Presigner } from './presign.js';
 import { type FileRecord, LIVE_FILETYPES, type PartRecord, type UploadRecord } from './records.js';
+import { RunningMd5 } from './runningMd5.js';
 
 export interface StorageSettings {
   chunkSize: number;
@@ -40,6 +42,9 @@ export class StorageService implements FileSource, Lifecycle {
   private readonly sweeping: PagedSweep<UploadRecord>;
   /** Uploads being completed right now: their parts must not change underneath. */
   readonly completing = new Map<string, Promise<unknown>>();
+  /** MD5 off the main thread: part bodies as they stream in, and running file hashes. */
+  readonly hashes: HashPool = hashPool();
+  readonly fileMd5: RunningMd5;
   /** Blob names draw from their own stream, so PUTs do not shift the ids clients see. */
   private readonly blobNames: Random;
   /** The filetypes generate-presigned-urls accepts: live's pair plus --upload-filetypes. */
@@ -59,6 +64,7 @@ export class StorageService implements FileSource, Lifecycle {
     this.files = store.collection<FileRecord>('files');
     this.sweeping = new PagedSweep(this.uploads);
     this.presigner = new Presigner(secret);
+    this.fileMd5 = new RunningMd5(this.hashes, blobs);
     this.blobNames = random.fork('blobs');
     this.filetypes = new Set([...LIVE_FILETYPES, ...settings.uploadFiletypes]);
   }
@@ -180,6 +186,7 @@ export class StorageService implements FileSource, Lifecycle {
   }
 
   async resetAll(): Promise<void> {
+    this.fileMd5.clear();
     await this.blobs.clear();
   }
 

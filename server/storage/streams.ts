@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStore, ByteRange } from './blobStore.js';
+import type { HashPool } from './hashPool.js';
 
 export interface Received {
   /** Bytes the client sent (counted to the end, also past the limit). */
@@ -13,40 +13,38 @@ export interface Received {
 }
 
 /**
- * Stream `source` into `sink`, hashing on the way, with backpressure: memory holds a few
+ * Stream `source` into `sink`, hashed on the way by a worker of `pool`, with backpressure: memory holds a few
  * socket chunks, never a part. Past `maxBytes` nothing more is written but the body is still
  * read to its end, so the client gets the S3 error document rather than a reset connection.
  * The source is never destroyed by us (`destroyOnReturn: false`) for the same reason.
  */
-export async function receive(source: Readable, sink: Writable, maxBytes: number): Promise<Received> {
-  const hash = createHash('md5');
+export async function receive(
+  source: Readable,
+  sink: Writable,
+  maxBytes: number,
+  pool: HashPool,
+): Promise<Received> {
+  const job = pool.job(pool.leastBusy());
   let size = 0;
   let tooLarge = false;
-  await pipeline(async function* () {
-    for await (const chunk of source.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (tooLarge || size > maxBytes) {
-        tooLarge = true;
-        continue;
+  try {
+    await pipeline(async function* () {
+      for await (const chunk of source.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (tooLarge || size > maxBytes) {
+          tooLarge = true;
+          continue;
+        }
+        // Copied to the worker before the chunk goes to disk; waits only if it falls behind.
+        const wait = job.update(chunk);
+        if (wait) await wait;
+        yield chunk;
       }
-      hash.update(chunk);
-      yield chunk;
-    }
-  }, sink);
-  return { size, md5: hash.digest(), tooLarge };
-}
-
-/** MD5 and size of `parts` read in order: how completion checks the object without copying it. */
-export async function hashParts(blobs: BlobStore, keys: string[]): Promise<{ size: number; md5: string }> {
-  const hash = createHash('md5');
-  let size = 0;
-  for (const key of keys) {
-    for await (const chunk of blobs.open(key) as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      hash.update(chunk);
-    }
+    }, sink);
+  } finally {
+    await job.end().catch(() => undefined);
   }
-  return { size, md5: hash.digest('hex') };
+  return { size, md5: await job.end(), tooLarge };
 }
 
 /** One stream over consecutive blobs (an object stored as its parts), or a byte range of it. */

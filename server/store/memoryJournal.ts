@@ -1,11 +1,21 @@
 import { Ring } from './ring.js';
-import type { JournalEntry, JournalLog, JournalQuery } from './store.js';
+import type { DeferredEntry, JournalEntry, JournalLog, JournalQuery } from './store.js';
 
 interface Slot {
-  entry: JournalEntry;
+  id: string;
+  /** The built entry, or the deferred one until someone lists it. */
+  entry: JournalEntry | DeferredEntry;
   timeMs: number;
   seq: number;
 }
+
+const built = (slot: Slot): JournalEntry => {
+  const e = slot.entry;
+  if (!('build' in e)) return e;
+  const full: JournalEntry = { id: slot.id, ...e.build() };
+  slot.entry = full;
+  return full;
+};
 
 /** The ring of requests that belong to no app (no credentials, an unknown client id). */
 const NO_APP = '';
@@ -16,8 +26,8 @@ const NO_APP = '';
  * ring per app, so one CI job's thousand requests never evict another job's entries; each ring
  * is fixed-size, so recording costs the same however long the simulator runs. The number of
  * rings is bounded by the number of apps (requests that only claimed an id go to the no-app
- * ring). Kept in memory only: it describes this run's traffic, not simulated state. The
- * methods are async only to satisfy `JournalLog` (a shared log lives in a database).
+ * ring). Kept in memory only: it describes this run's traffic, not simulated state. Entries
+ * may be deferred (store.ts DeferredEntry): built and redacted only when someone lists them.
  */
 export class Journal implements JournalLog {
   private readonly rings = new Map<string, Ring<Slot>>();
@@ -25,23 +35,19 @@ export class Journal implements JournalLog {
 
   constructor(readonly capacity: number) {}
 
-  async add(entry: Omit<JournalEntry, 'id'>, timeMs: number, ring?: string): Promise<JournalEntry> {
-    return this.addNow(entry, timeMs, ring);
-  }
-
-  /** `add` without the promise: the id is known at once. */
-  addNow(entry: Omit<JournalEntry, 'id'>, timeMs: number, app?: string): JournalEntry {
+  /** Record an entry in `app`'s ring (undefined: the no-app ring); returns its id at once. */
+  add(entry: Omit<JournalEntry, 'id'> | DeferredEntry, timeMs: number, app?: string): string {
     const seq = ++this.seq;
-    const full: JournalEntry = { id: `req_${String(seq).padStart(6, '0')}`, ...entry };
-    if (this.capacity === 0) return full;
+    const id = `req_${String(seq).padStart(6, '0')}`;
+    if (this.capacity === 0) return id;
     const key = app ?? NO_APP;
     let ring = this.rings.get(key);
     if (!ring) {
       ring = new Ring<Slot>(this.capacity);
       this.rings.set(key, ring);
     }
-    ring.push({ entry: full, timeMs, seq });
-    return full;
+    ring.push({ id, entry: 'build' in entry ? entry : { id, ...entry }, timeMs, seq });
+    return id;
   }
 
   async list(q: JournalQuery = {}): Promise<JournalEntry[]> {
@@ -64,7 +70,7 @@ export class Journal implements JournalLog {
     return picked
       .sort((a, b) => b.seq - a.seq)
       .slice(0, limit)
-      .map((s) => s.entry);
+      .map(built);
   }
 
   /** Drop every entry, or only those of one app. Ids keep counting: one id, one request per run. */

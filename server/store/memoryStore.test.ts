@@ -124,7 +124,7 @@ describe('MemoryStore collections', () => {
       0,
       'a',
     );
-    expect(e.id).toBe('req_000001');
+    expect(e).toBe('req_000001');
     expect((await j.list({ clientId: 'a' })).map((x) => x.id)).toEqual(['req_000001']);
   });
 });

@@ -70,8 +70,31 @@ export interface JournalQuery {
  * ring for requests that belong to no app (`ring` undefined). Ids (`req_…`) are given by the
  * log, so they are unique across every instance sharing it.
  */
+/**
+ * An entry recorded cheaply: the facts the filters need, and how to build (and redact) the
+ * rest. Building costs more than serving a simple request and most entries are never read,
+ * so a log that keeps entries in memory builds one only when it is listed; a shared log
+ * builds it at once, since it must write the finished, redacted entry.
+ */
+export interface DeferredEntry extends Pick<JournalEntry, 'operation' | 'status' | 'client_id'> {
+  build(): Omit<JournalEntry, 'id'>;
+}
+
+/**
+ * Where the request journal lives: the last `capacity` entries of each app ("ring"), plus a
+ * ring for requests that belong to no app (`ring` undefined). Ids (`req_…`) are given by the
+ * log, so they are unique across every instance sharing it.
+ */
 export interface JournalLog {
-  add(entry: Omit<JournalEntry, 'id'>, timeMs: number, ring?: string): Promise<JournalEntry>;
+  /**
+   * Record an entry; its id. A memory log answers at once; a shared log's promise settles
+   * once the entry is committed (what the recorder waits for before the answer's last byte).
+   */
+  add(
+    entry: Omit<JournalEntry, 'id'> | DeferredEntry,
+    timeMs: number,
+    ring?: string,
+  ): string | Promise<string>;
   /** Entries matching every given filter, newest first (an app's ring plus its unverified strays). */
   list(q?: JournalQuery): Promise<JournalEntry[]>;
   /** Drop every entry, or one app's (its ring and its strays); resolves to how many went. */

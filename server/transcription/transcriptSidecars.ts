@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { fixtureError } from '../spec/fixtures.js';
-import { adminSpec } from '../spec/openapi.js';
-import { validatorsFor } from '../spec/validators.js';
+import { fixtureError, fixtureIssues } from '../spec/fixtures.js';
 import type { Transcript } from './model.js';
 
 export const SIDECAR_SUFFIX = '.transcript.json';
-const TRANSCRIPT = { $ref: '#/components/schemas/Transcript' };
+export const TRANSCRIPT = { $ref: '#/components/schemas/Transcript' };
 
 export interface Sidecar {
   /** The audio file, relative to the fixtures folder (`audio/meeting.mp3`). */
@@ -30,26 +28,42 @@ export async function readSidecars(dir: string): Promise<Sidecar[]> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;
   }
-  const spec = adminSpec();
-  const out: Sidecar[] = [];
-  for (const name of names.filter((n) => n.endsWith(SIDECAR_SUFFIX)).sort()) {
+  // Read concurrently (start-up waits for them), judged in name order so the first broken
+  // file reported is always the same one.
+  const sidecars = names.filter((n) => n.endsWith(SIDECAR_SUFFIX)).sort();
+  const read = sidecars.map((name) => {
     const file = relative(dir, join(dir, name.slice(0, -SIDECAR_SUFFIX.length)))
       .split('\\')
       .join('/');
+    return {
+      name,
+      file,
+      text: readFile(join(dir, name), 'utf8'),
+      audio: readFile(join(dir, file)),
+    };
+  });
+  for (const r of read) {
+    r.text.catch(() => {});
+    r.audio.catch(() => {});
+  }
+  const out: Sidecar[] = [];
+  for (const { file, text: reading, audio: audioRead } of read) {
     const shown = `${file}${SIDECAR_SUFFIX}`;
     const whole = (msg: string, type: string) =>
       fixtureError(shown, [{ loc: ['fixtures', shown], msg, type }]);
     let body: unknown;
+    let text: string;
     try {
-      body = JSON.parse(await readFile(join(dir, name), 'utf8'));
+      text = await reading;
+      body = JSON.parse(text);
     } catch (e) {
       throw whole(`is not valid JSON: ${(e as Error).message}`, 'json_invalid');
     }
-    const issues = validatorsFor(spec).validateValue(TRANSCRIPT, body, ['fixtures', shown]);
+    const issues = fixtureIssues(SIDECAR_SUFFIX, text, TRANSCRIPT, body, ['fixtures', shown]);
     if (issues.length > 0) throw fixtureError(shown, issues);
     let audio: Buffer;
     try {
-      audio = await readFile(join(dir, file));
+      audio = await audioRead;
     } catch {
       throw whole(`has no audio file ${file} beside it`, 'file_missing');
     }

@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BlobStore } from '../storage/blobStore.js';
+import { journalEntry as entry } from '../testing/storeFixtures.js';
+import { blobCases } from './blobConformance.js';
+import { sharedCases } from './conformanceShared.js';
+import type { Store } from './store.js';
+
+/**
+ * The same cases for every Store backend: what domain modules rely on, whatever keeps the
+ * records. `open` makes a store on fresh state; `openPeer` (shared backends) a second
+ * instance on the SAME state, for the cases that prove instances behave as one; `blobs`, the
+ * blob store that goes with the backend.
+ */
+export interface ConformanceTarget {
+  open: () => Promise<Store>;
+  openPeer?: () => Promise<Store>;
+  blobs?: (store: Store) => BlobStore;
+}
+
+interface Device {
+  id: string;
+  owner?: { client_id: string };
+  n?: number;
+}
+
+export function storeConformance(name: string, target: ConformanceTarget): void {
+  describe(`Store conformance: ${name}`, () => {
+    let store: Store;
+    beforeAll(async () => {
+      store = await target.open();
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
+    beforeEach(async () => {
+      await store.clear();
+    });
+    const devices = () => store.collection<Device>('devices');
+
+    it('puts, gets, lists, counts and deletes', async () => {
+      await devices().put('d1', { id: 'd1', n: 1 });
+      await devices().put('d2', { id: 'd2', n: 2 });
+      await devices().put('d1', { id: 'd1', n: 3 });
+      expect(await devices().get('d1')).toEqual({ id: 'd1', n: 3 });
+      expect(await devices().get('nope')).toBeUndefined();
+      expect(await devices().count()).toBe(2);
+      expect((await devices().list()).map((d) => d.id).sort()).toEqual(['d1', 'd2']);
+      expect(await devices().delete('d1')).toBe(true);
+      expect(await devices().delete('d1')).toBe(false);
+      expect(await devices().get('d1')).toBeUndefined();
+      expect(await devices().count()).toBe(1);
+    });
+
+    it('inserts only when the id is absent', async () => {
+      expect(await devices().insert('d1', { id: 'd1', n: 1 })).toBe(true);
+      expect(await devices().insert('d1', { id: 'd1', n: 2 })).toBe(false);
+      expect(await devices().get('d1')).toEqual({ id: 'd1', n: 1 });
+    });
+
+    it('finds and deletes by a (dotted) index', async () => {
+      await devices().put('d1', { id: 'd1', owner: { client_id: 'a' } });
+      await devices().put('d2', { id: 'd2', owner: { client_id: 'b' } });
+      await devices().put('d3', { id: 'd3', owner: { client_id: 'a' } });
+      await devices().put('d4', { id: 'd4' });
+      expect((await devices().findBy('owner.client_id', 'a')).map((d) => d.id).sort()).toEqual(['d1', 'd3']);
+      expect(await devices().findBy('owner.client_id', 'zz')).toEqual([]);
+      expect(await devices().deleteBy('owner.client_id', 'a')).toBe(2);
+      expect((await devices().list()).map((d) => d.id).sort()).toEqual(['d2', 'd4']);
+      const tokens = store.collection<{ client_id: string }>('refreshTokens');
+      await tokens.put('t1', { client_id: 'a' });
+      expect(await tokens.findBy('client_id', 'a')).toEqual([{ client_id: 'a' }]);
+    });
+
+    it('pages through records in id order', async () => {
+      const ids = ['m', 'b', 'z', 'a', 'k', 'c', 'x', 'B', 'a1'];
+      for (const id of ids) await devices().put(id, { id });
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await devices().page(after, 3);
+        if (page.length === 0) break;
+        expect(page.length).toBeLessThanOrEqual(3);
+        for (const [id, v] of page) {
+          expect(v.id).toBe(id);
+          seen.push(id);
+        }
+        after = page.at(-1)![0];
+      }
+      expect(seen).toEqual([...ids].sort());
+    });
+
+    it('applies every one of 20 concurrent updates of one record', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          devices().update('d1', (cur) => {
+            const n = (cur?.n ?? 0) + 1;
+            return { next: { id: 'd1', n }, result: n };
+          }),
+        ),
+      );
+      expect(results.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(await devices().get('d1')).toEqual({ id: 'd1', n: 20 });
+    });
+
+    it('writes nothing when the update function throws', async () => {
+      await expect(
+        devices().update('d1', () => {
+          throw new Error('no');
+        }),
+      ).rejects.toThrow('no');
+      expect(await devices().get('d1')).toBeUndefined();
+      await devices().put('d2', { id: 'd2', n: 1 });
+      await expect(
+        devices().update('d2', () => {
+          throw new Error('no');
+        }),
+      ).rejects.toThrow('no');
+      expect(await devices().get('d2')).toEqual({ id: 'd2', n: 1 });
+    });
+
+    it('lets exactly one of racing creators win, deletes with null, keeps with undefined', async () => {
+      const wins = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          devices().update('d1', (cur) =>
+            cur ? { result: false } : { next: { id: 'd1', owner: { client_id: `c${i}` } }, result: true },
+          ),
+        ),
+      );
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      const winner = `c${wins.indexOf(true)}`;
+      expect((await devices().get('d1'))?.owner?.client_id).toBe(winner);
+      expect(await devices().update('d1', () => ({ result: 'kept' }))).toBe('kept');
+      expect(await devices().get('d1')).toBeDefined();
+      expect(await devices().update('d1', () => ({ next: null, result: 'gone' }))).toBe('gone');
+      expect(await devices().get('d1')).toBeUndefined();
+    });
+
+    it('mirrors: a write is seen by peek at once; onChange fires; clear empties everything', async () => {
+      const apps = store.mirrored<{ client_id: string; name: string }>('apps');
+      const changes: Array<[string, string | undefined]> = [];
+      apps.onChange((id, v) => changes.push([id, v?.name]));
+      await apps.put('a1', { client_id: 'a1', name: 'one' });
+      expect(apps.peek('a1')).toEqual({ client_id: 'a1', name: 'one' });
+      expect(apps.size).toBe(1);
+      await apps.update('a1', (cur) => ({ next: { ...cur!, name: 'uno' }, result: undefined }));
+      expect(apps.peek('a1')?.name).toBe('uno');
+      await apps.delete('a1');
+      expect(apps.peek('a1')).toBeUndefined();
+      expect(changes).toEqual([
+        ['a1', 'one'],
+        ['a1', 'uno'],
+        ['a1', undefined],
+      ]);
+      await apps.put('a2', { client_id: 'a2', name: 'two' });
+      await devices().put('d1', { id: 'd1' });
+      await store.clear();
+      expect(apps.size).toBe(0);
+      expect([...apps.peekAll()]).toEqual([]);
+      expect(await devices().count()).toBe(0);
+    });
+
+    it('keeps a journal: ids, newest first, filters, capacity per ring, clear', async () => {
+      const j = store.journal(3);
+      await j.clear();
+      const e1 = await j.add(entry('uploadCreate', 200, 'a'), 1000, 'a');
+      await j.add(entry('uploadCreate', 401, 'b'), 2000, undefined);
+      await j.add(entry('taskGet', 200, 'a'), 3000, 'a');
+      await j.add(entry('taskGet', 404, null), 4000);
+      expect(e1).toMatch(/^req_\d+$/);
+      const all = await j.list();
+      expect(all.map((e) => e.operation)).toEqual(['taskGet', 'taskGet', 'uploadCreate', 'uploadCreate']);
+      expect(new Set(all.map((e) => e.id)).size).toBe(4);
+      expect((await j.list({ status: 200 })).map((e) => e.client_id)).toEqual(['a', 'a']);
+      expect(await j.list({ operation: 'taskGet', clientId: 'a' })).toHaveLength(1);
+      expect((await j.list({ sinceMs: 2000 })).map((e) => e.status)).toEqual([404, 200, 401]);
+      expect(await j.list({ limit: 1 })).toHaveLength(1);
+      // An app's listing includes no-app entries that claimed its id.
+      expect((await j.list({ clientId: 'b' })).map((e) => e.status)).toEqual([401]);
+      for (let i = 0; i < 10; i++) await j.add(entry('taskGet', 200 + i, 'a'), 5000 + i, 'a');
+      expect((await j.list({ clientId: 'a' })).map((e) => e.status)).toEqual([209, 208, 207]);
+      expect(await j.clear('b')).toBe(1);
+      expect(await j.list({ clientId: 'b' })).toEqual([]);
+      expect(await j.clear()).toBe(4);
+      expect(await j.list()).toEqual([]);
+    });
+
+    if (target.openPeer) sharedCases(target.openPeer, () => store);
+    if (target.blobs) blobCases(() => target.blobs!(store));
+  });
+}
