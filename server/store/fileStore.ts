@@ -34,6 +34,7 @@ export class FileStore extends MemoryStore {
   private readonly present = new Set<string>();
   private background: Promise<void> = Promise.resolve();
   private closing = false;
+  private beginLoad: () => void = () => {};
 
   private constructor(
     readonly dir: string,
@@ -70,9 +71,15 @@ export class FileStore extends MemoryStore {
       if (col instanceof LazyCollection) lazy.push(col);
       else await store.readAll(name, (id, value) => col.restore(id, value));
     }
-    store.background = (async () => {
-      for (const col of lazy) await col.load().catch(() => {});
-    })();
+    // Begun a moment after open, so the load does not compete with the rest of start-up and
+    // the first requests; whatever needs a whole collection sooner starts its load itself.
+    const begin = new Promise<void>((resolve) => {
+      store.beginLoad = resolve;
+      setTimeout(resolve, BACKGROUND_AFTER_MS).unref();
+    });
+    store.background = begin.then(async () => {
+      for (const col of lazy) if (!store.closing) await col.load().catch(() => {});
+    });
     return store;
   }
 
@@ -108,6 +115,7 @@ export class FileStore extends MemoryStore {
 
   /** Resolves once the background load of every collection finished (tests, benchmarks). */
   loaded(): Promise<void> {
+    this.beginLoad();
     return this.background;
   }
 
@@ -185,6 +193,7 @@ export class FileStore extends MemoryStore {
 
   override async close(): Promise<void> {
     this.closing = true;
+    this.beginLoad();
     await this.background;
     await this.flush();
     await this.unlock();
@@ -200,6 +209,9 @@ export function shardName(id: string): string {
   }
   return ((h >>> 0) & 0xff).toString(16).padStart(2, '0');
 }
+
+/** How long after open the background load begins (start-up takes about a third of this). */
+const BACKGROUND_AFTER_MS = 1000;
 
 /** Files read at once by a load: enough to keep the disk busy, few enough not to hold up requests. */
 const BATCH = 16;
