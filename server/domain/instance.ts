@@ -178,6 +178,8 @@ function repaired(
     rec.clockFrozenAt = null;
   }
   if (prev.clockShiftMs !== undefined && !Number.isSafeInteger(prev.clockShiftMs)) rec.clockShiftMs = 0;
+  // Replaced even on a shared store: no running instance can be using an unreadable secret
+  // (its own boot would have replaced it), and keeping it would sign with an empty key.
   if (typeof prev.masterSecret !== 'string' || !/^[0-9a-f]{64}$/.test(prev.masterSecret)) {
     warn(
       'instance record: the master secret is unreadable; a new one is made (earlier tokens and URLs stop working)',
@@ -188,7 +190,7 @@ function repaired(
     // Other running instances signed tokens and URLs with keys derived from it: replacing it
     // here would break every one of them. Only a start with no other instance running can.
     warn(
-      'instance record: the master secret was derived from a seed (guessable); it is kept because other instances share this store (restart all of them without --seed on a fresh store to replace it)',
+      'instance record: the master secret was derived from a seed (guessable); it is kept because other instances sharing this store may be signing with it (to replace it, stop every instance and delete the `meta` record `instance`)',
     );
   } else if (bootRandom.secure && prev.secretSource !== 'random') {
     // A secret anyone could compute from a seed must not outlive the run that chose the seed.

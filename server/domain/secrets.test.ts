@@ -128,7 +128,7 @@ describe('the master secret of a shared store', () => {
     const joined = await Instance.boot(store, new Random(undefined), (m) => warnings.push(m));
     expect(secretOf(joined)).toBe(seeded);
     expect(warnings.join('\n')).toMatch(
-      /derived from a seed \(guessable\); it is kept because other instances/,
+      /derived from a seed \(guessable\); it is kept because other instances sharing this store/,
     );
   });
 });
