@@ -4,6 +4,7 @@ import { type Benchmark, fmt } from './lib.js';
 import { pgStoreBenchmark } from './pgStore.js';
 import { requestOverheadBenchmark } from './requestOverhead.js';
 import { startupBenchmark } from './startup.js';
+import { startupStoredBenchmark } from './startupStored.js';
 import { storeWritesBenchmark } from './storeWrites.js';
 import { uploadMemoryBenchmark } from './uploadMemory.js';
 
@@ -14,6 +15,7 @@ import { uploadMemoryBenchmark } from './uploadMemory.js';
  */
 export const benchmarks: Benchmark[] = [
   startupBenchmark,
+  startupStoredBenchmark,
   requestOverheadBenchmark,
   storeWritesBenchmark,
   uploadMemoryBenchmark,

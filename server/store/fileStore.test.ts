@@ -57,6 +57,28 @@ describe('FileStore', () => {
     await b.close();
   });
 
+  it('opens without reading the big collections: records serve at once, listings after the load', async () => {
+    const dir = await tmp();
+    const a = await FileStore.open(dir);
+    for (let i = 0; i < 200; i++)
+      await a.collection<Rec>('files').put(`f${i}`, rec(i % 2 ? 'odd' : 'even', i));
+    await a.mirrored<Rec>('apps').put('app', rec('app', 0));
+    await a.close();
+    const b = await FileStore.open(dir);
+    expect(b.mirrored<Rec>('apps').peek('app')).toEqual(rec('app', 0));
+    const files = b.collection<Rec>('files');
+    // Written and deleted while the background load runs: the load must not undo either.
+    await files.put('f1', rec('odd', 1001));
+    expect(await files.delete('f2')).toBe(true);
+    expect(await files.get('f3')).toEqual(rec('odd', 3));
+    expect((await files.findBy('client_id', 'odd')).length).toBe(100);
+    await b.loaded();
+    expect(await files.count()).toBe(199);
+    expect(await files.get('f1')).toEqual(rec('odd', 1001));
+    expect(await files.get('f2')).toBeUndefined();
+    await b.close();
+  });
+
   it('keeps the last of many concurrent writes to one record', async () => {
     const got = await acrossReopen(
       async (s) => {
