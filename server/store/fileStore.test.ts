@@ -178,4 +178,24 @@ describe('FileStore', () => {
   it('rejects collection names that would escape the folder', () => {
     expect(() => new MemoryStore().collection('../etc')).toThrow(/invalid collection name/);
   });
+
+  it('opens past a corrupt record file, and its background load says so', async () => {
+    const dir = await tmp();
+    const a = await FileStore.open(dir);
+    await a.collection<Rec>('files').put('good', rec('app', 1));
+    await a.collection<Rec>('files').put('bad', rec('app', 2));
+    await a.close();
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(dir, 'files', shardName('bad'), 'bad.json'), '{"client_id": ');
+    const warnings: string[] = [];
+    const b = await FileStore.open(dir, (m) => warnings.push(m));
+    try {
+      expect(await b.collection<Rec>('files').get('good')).toEqual(rec('app', 1));
+      await expect(b.collection<Rec>('files').findBy('client_id', 'app')).rejects.toThrow(SyntaxError);
+      await b.loaded();
+      expect(warnings).toEqual([expect.stringMatching(/^state\/files: background load failed: /)]);
+    } finally {
+      await b.close();
+    }
+  });
 });

@@ -47,18 +47,22 @@ export class FileStore extends MemoryStore {
     return this.dir;
   }
 
-  static async open(dir: string): Promise<FileStore> {
+  static async open(dir: string, warn: (message: string) => void = () => {}): Promise<FileStore> {
     await mkdir(dir, { recursive: true });
     const unlock = await lockDataDir(dir);
     try {
-      return await FileStore.load(dir, unlock);
+      return await FileStore.load(dir, unlock, warn);
     } catch (e) {
       await unlock();
       throw e;
     }
   }
 
-  private static async load(dir: string, unlock: () => Promise<void>): Promise<FileStore> {
+  private static async load(
+    dir: string,
+    unlock: () => Promise<void>,
+    warn: (message: string) => void,
+  ): Promise<FileStore> {
     const store = new FileStore(dir, unlock);
     for (const e of await readdir(dir, { withFileTypes: true }))
       if (e.isDirectory()) store.present.add(e.name);
@@ -78,7 +82,12 @@ export class FileStore extends MemoryStore {
       setTimeout(resolve, BACKGROUND_AFTER_MS).unref();
     });
     store.background = begin.then(async () => {
-      for (const col of lazy) if (!store.closing) await col.load().catch(() => {});
+      for (const col of lazy) {
+        if (store.closing) break;
+        // Start-up went on without this collection; whatever needs all of it gets the error
+        // (and tries the load again), and the log says so now rather than at that moment.
+        await col.load().catch((e: Error) => warn(`state/${col.name}: background load failed: ${e.message}`));
+      }
     });
     return store;
   }
