@@ -10,7 +10,6 @@ import { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.j
 import { operationDispatcher } from './http/dispatch.js';
 import { errorHandler } from './http/errorHandler.js';
 import { mountOperations, type OperationHook, publicUrlOf } from './http/mountOperations.js';
-import { requestStart } from './http/storeSync.js';
 import { type SimLocals, simLocals } from './http/types.js';
 import { adminHandlers, apiHandlers } from './routes/index.js';
 import { slashRedirectTarget, transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
@@ -50,9 +49,8 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestStart(deps.store));
-  // Control plane: journal + request log for every request (the recorder also starts each
-  // request's shared locals), fault and rate-limit hooks.
+  // First for every request: its shared locals, the store's sync (a shared store's writes by
+  // other instances), then journal + request log. Then the fault and rate-limit hooks.
   const control = controlHooks(services);
   app.use(
     requestRecorder(

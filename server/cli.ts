@@ -2,7 +2,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Config, ConfigError, defaults, options, parseConfig } from './config.js';
+import { type Config, defaults, options, parseConfig } from './config.js';
 import { fromRoot } from './core/root.js';
 import type { NewApp, PartnerApp } from './domain/apps.js';
 import { startSimulator } from './simulator.js';
@@ -154,7 +154,7 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (e) {
     const err = e as Error & { code?: string };
-    if (e instanceof ConfigError || err.code?.startsWith('ERR_PARSE_ARGS')) {
+    if (err.name === 'ConfigError' || err.code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(
         `partner-sim ${cmd}: ${err.message}\nRun 'partner-sim ${cmd} --help' for the options.\n`,
       );

@@ -88,7 +88,14 @@ export const defaults: Config = {
   breakResponse: undefined,
 };
 
-export class ConfigError extends Error {}
+/**
+ * A bad flag or variable. Known by its name, not by `instanceof`: the built CLI is one bundled
+ * file, and the commands it loads when run (transcribe, binding) have their own copy of this
+ * module, hence of this class.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
 
 function convert(opt: OptionSpec, raw: string, source: string): unknown {
   const shown = opt.show ? opt.show(raw) : raw;

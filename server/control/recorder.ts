@@ -1,10 +1,10 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { toIso } from '../core/clock.js';
 import { beforeEnd } from '../http/beforeEnd.js';
 import { claimedClientId } from '../http/claimedClientId.js';
-import { simLocals } from '../http/types.js';
+import { type SimLocals, simLocals } from '../http/types.js';
 import type { Services } from '../services.js';
-import type { JournalEntry } from '../store/store.js';
+import type { DeferredEntry, JournalEntry } from '../store/store.js';
 import { requestClientId } from './faultHook.js';
 import { redactHeaders, scrub, summarizeBody } from './redact.js';
 
@@ -20,7 +20,152 @@ function outcome(res: Response): { status: number; error?: string } {
   return { status: 0, error: 'connection closed before a response was sent' };
 }
 
+/** What every recording of one recorder shares. */
+interface RecorderContext {
+  services: Services;
+  logger: Services['deps']['logger'];
+  lineLevel: 'info' | 'debug';
+  summary: TrafficSummary;
+}
+
 /**
+ * One request on its way to the journal, then (fields filled in, the request and response let
+ * go) its deferred journal entry: one object per request instead of a closure per step, since
+ * garbage collection was the largest cost of serving a binding query after the socket writes.
+ */
+class Recording implements DeferredEntry {
+  recorded = false;
+  operation: string | null = null;
+  status = 0;
+  client_id: string | null = null;
+  private method = '';
+  private originalUrl = '';
+  private headers: Request['headers'] = {};
+  private latencyMs = 0;
+  private error: string | undefined;
+  private unverified = false;
+  private body: ReturnType<typeof summarizeBody>;
+  private region: SimLocals['region'] | undefined;
+  private faultId: string | null = null;
+  private warnings: string[] | undefined;
+
+  constructor(
+    private readonly ctx: RecorderContext,
+    private req: Request | undefined,
+    private res: Response | undefined,
+    private readonly surface: Surface | undefined,
+    private readonly receivedMs: number,
+    private readonly started: number,
+  ) {}
+
+  /** Record once: looks up the owner first (only a storage request not yet looked up waits for the store). */
+  recordOwned(o: { status: number; error?: string }): Promise<void> | undefined {
+    this.recorded = true;
+    const found =
+      this.surface === 'admin' ? undefined : requestClientId(this.ctx.services, this.req!, this.res!);
+    return found instanceof Promise ? found.then((id) => this.record(o, id)) : this.record(o, found);
+  }
+
+  /** A failed recording is logged, never thrown: serving matters more than recording. */
+  failed(e: unknown, path = this.originalUrl || this.req?.originalUrl || ''): void {
+    try {
+      this.ctx.logger.error({ err: e, path: scrub(path) }, 'request not recorded');
+    } catch {
+      // The logger itself failed: nothing left to tell.
+    }
+  }
+
+  private record({ status, error }: { status: number; error?: string }, found: string | undefined) {
+    const req = this.req!;
+    const res = this.res!;
+    const sim = simLocals(res);
+    const { surface } = this;
+    this.latencyMs = Math.round((performance.now() - this.started) * 100) / 100;
+    const owner = surface === 'admin' ? {} : ownerOf(found, req, res, status);
+    this.status = status;
+    this.error = error;
+    this.client_id = owner.clientId ?? null;
+    this.unverified = owner.unverified === true;
+    this.method = req.method;
+    this.originalUrl = req.originalUrl;
+    this.headers = req.headers;
+    // Parsed bodies are summarised now: keeping them until the entry is built could hold
+    // megabytes per entry. Everything else kept is small and built into text later.
+    this.body = summarizeBody(req.body, req.headers);
+    this.operation = sim.op?.id ?? null;
+    this.region = sim.region;
+    this.faultId = sim.fault?.id ?? null;
+    this.warnings = sim.warnings;
+    // Kept in the journal from here on: nothing may hold the request or the response alive.
+    this.req = this.res = undefined;
+    const { logger, lineLevel } = this.ctx;
+    if (surface !== 'api' && surface !== 'storage') {
+      logger.debug({ ...lineOf({ id: '-', ...this.build() }), surface: surface ?? 'other' }, 'request');
+      return undefined;
+    }
+    this.ctx.summary.count(status, this.started);
+    const id = this.ctx.services.journal.add(this, this.receivedMs, owner.ring);
+    if (typeof id === 'string') {
+      if (logger.isLevelEnabled(lineLevel)) this.line(id);
+      return undefined;
+    }
+    return id.then((i) => {
+      if (logger.isLevelEnabled(lineLevel)) this.line(i);
+    });
+  }
+
+  private line(id: string): void {
+    const { logger, lineLevel } = this.ctx;
+    const e = { id, ...this.build() };
+    logger[lineLevel]({ ...lineOf(e), ...detail(logger.isLevelEnabled('debug'), e) }, 'request');
+  }
+
+  build(): Omit<JournalEntry, 'id'> {
+    const { surface } = this;
+    const entry: Omit<JournalEntry, 'id'> = {
+      time: toIso(this.receivedMs),
+      operation: this.operation,
+      method: this.method,
+      path: scrub(this.originalUrl),
+      status: this.status,
+      latency_ms: this.latencyMs,
+      client_id: this.client_id,
+      ...(this.unverified ? { unverified: true } : {}),
+      ...(surface === 'api' ? { region: this.region } : {}),
+      headers: redactHeaders(this.headers),
+      fault_id: this.faultId,
+      ...(surface === 'api' || surface === 'storage' ? { surface } : {}),
+      ...(this.error ? { error: this.error } : {}),
+      ...(this.warnings ? { warnings: this.warnings } : {}),
+    };
+    if (this.body !== undefined) entry.body_summary = this.body;
+    return entry;
+  }
+}
+
+type WithRecording = Response & { locals: { recording?: Recording } };
+
+/**
+ * Answers that never reach `end` (hang and reset faults, cut connections) are recorded here,
+ * when the connection is done with the request. One listener function for every response.
+ */
+function recordOnClose(this: WithRecording): void {
+  const r = this.locals.recording;
+  if (!r || r.recorded) return;
+  try {
+    r.recordOwned(outcome(this))?.catch((e: unknown) => r.failed(e));
+  } catch (e) {
+    r.failed(e);
+  }
+}
+
+/**
+ * The first middleware of every request: its shared locals, the store's mirrors brought up
+ * to date with what other instances wrote (before anything reads them: authentication reads
+ * apps, every rule reads clocks), then its recording. The embedded stores' `sync()` answers
+ * undefined, so the request goes on in the same tick; only a shared store's promise is
+ * awaited. One global layer for both: no path to match per request.
+ *
  * Records every request when its connection is done with it: one journal entry (partner
  * API and storage host) and, with `--access-log` (or at debug), one log line. On the request
  * path only the raw facts are taken; the entry is built and redacted when someone lists the
@@ -34,106 +179,42 @@ export function requestRecorder(
 ): RequestHandler {
   const { clock, logger, config, store } = services.deps;
   const shared = store.shared;
-  const lineLevel = config.accessLog ? 'info' : 'debug';
-  const summary = new TrafficSummary(logger);
-  return (req, res, next) => {
-    simLocals(res);
+  const ctx: RecorderContext = {
+    services,
+    logger,
+    lineLevel: config.accessLog ? 'info' : 'debug',
+    summary: new TrafficSummary(logger),
+  };
+  const begin = (req: Request, res: Response, next: NextFunction): void => {
     const surface = surfaceOf(req.originalUrl);
     const journaled = surface === 'api' || surface === 'storage';
     // The control API (and unknown paths) is only logged at debug: otherwise nothing to record.
-    if (!journaled && !logger.isLevelEnabled('debug')) return next();
-    const receivedMs = clock.now();
-    const started = performance.now();
-    // A throw inside a 'close' listener is an uncaught exception: it would end the process
-    // over one bad journal entry or log line. Recording is best effort; serving is not.
-    const failed = (e: unknown) => {
-      try {
-        logger.error({ err: e, path: scrub(req.originalUrl) }, 'request not recorded');
-      } catch {
-        // The logger itself failed: nothing left to tell.
-      }
-    };
-    let recorded = false;
-    const recordOwned = (o: { status: number; error?: string }): unknown => {
-      recorded = true;
-      const found = surface === 'admin' ? undefined : requestClientId(services, req, res);
-      // Only a storage request whose owner was never looked up waits for the store.
-      return found instanceof Promise ? found.then((id) => record(o, id)) : record(o, found);
-    };
+    if (!journaled && !logger.isLevelEnabled('debug')) {
+      next();
+      return;
+    }
+    const r = new Recording(ctx, req, res, surface, clock.now(), simLocals(res).startedAt);
+    (res as WithRecording).locals.recording = r;
     if (journaled && shared) {
       // A shared journal: the entry commits before the answer's last byte, so a client that
       // next lists the journal through another instance sees its own request.
+      const path = req.originalUrl;
       beforeEnd(res, async (status) => {
         try {
-          await recordOwned({ status });
+          await r.recordOwned({ status });
         } catch (e) {
-          failed(e);
+          r.failed(e, path);
         }
       });
     }
-    // Answers that never reach `end` (hang and reset faults, cut connections) are recorded here.
-    res.once('close', () => {
-      if (recorded) return;
-      try {
-        const r = recordOwned(outcome(res));
-        if (r instanceof Promise) r.catch(failed);
-      } catch (e) {
-        failed(e);
-      }
-    });
-    const record = (
-      { status, error }: { status: number; error?: string },
-      found: string | undefined,
-    ): Promise<void> | undefined => {
-      const sim = simLocals(res);
-      const latencyMs = Math.round((performance.now() - started) * 100) / 100;
-      const owner = surface === 'admin' ? {} : ownerOf(found, req, res, status);
-      const { headers, method, originalUrl } = req;
-      // Parsed bodies are summarised now: keeping them until the entry is built could hold
-      // megabytes per entry. Everything else kept is small and built into text later.
-      const body = summarizeBody(req.body, headers);
-      const opId = sim.op?.id ?? null;
-      const { region, fault, warnings } = sim;
-      const build = (): Omit<JournalEntry, 'id'> => {
-        const entry: Omit<JournalEntry, 'id'> = {
-          time: toIso(receivedMs),
-          operation: opId,
-          method,
-          path: scrub(originalUrl),
-          status,
-          latency_ms: latencyMs,
-          client_id: owner.clientId ?? null,
-          ...(owner.unverified ? { unverified: true } : {}),
-          ...(surface === 'api' ? { region } : {}),
-          headers: redactHeaders(headers),
-          fault_id: fault?.id ?? null,
-          ...(journaled ? { surface } : {}),
-          ...(error ? { error } : {}),
-          ...(warnings ? { warnings } : {}),
-        };
-        if (body !== undefined) entry.body_summary = body;
-        return entry;
-      };
-      if (!journaled) {
-        logger.debug({ ...lineOf({ id: '-', ...build() }), surface: surface ?? 'other' }, 'request');
-        return undefined;
-      }
-      summary.count(status, started);
-      const line = (id: string) => {
-        if (!logger.isLevelEnabled(lineLevel)) return;
-        const e = { id, ...build() };
-        logger[lineLevel]({ ...lineOf(e), ...detail(logger.isLevelEnabled('debug'), e) }, 'request');
-      };
-      const id = services.journal.add(
-        { operation: opId, status, client_id: owner.clientId ?? null, build },
-        receivedMs,
-        owner.ring,
-      );
-      if (typeof id === 'string') line(id);
-      else return id.then(line);
-      return undefined;
-    };
+    res.on('close', recordOnClose);
     next();
+  };
+  return (req, res, next) => {
+    simLocals(res);
+    const pending = store.sync();
+    if (pending === undefined) begin(req, res, next);
+    else pending.then(() => begin(req, res, next), next);
   };
 }
 

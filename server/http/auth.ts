@@ -5,19 +5,27 @@ import type { Services } from '../services.js';
 import type { OperationInfo } from '../spec/openapi.js';
 import type { AuthInfo } from './types.js';
 
+/** How one operation's callers prove who they are. */
+export type Authenticator = (req: Request, services: Services, region: Region) => AuthInfo;
+
+const anyone: Authenticator = () => ({});
+const partnerBearer: Authenticator = (req, services, region) => bearer(req, services, region, 'partner');
+const userBearer: Authenticator = (req, services, region) => bearer(req, services, region, 'user');
+
 /**
- * Check the credential an operation's `security` requirement names and say who the caller
- * is. Only the parsing of headers lives here; the rules (which secret, which region, which
- * token kind) are the domain's (AppRegistry, TokenService).
+ * The check of the credential an operation's `security` requirement names, chosen once when
+ * the operation is mounted; it says who the caller is. Only the parsing of headers lives
+ * here; the rules (which secret, which region, which token kind) are the domain's
+ * (AppRegistry, TokenService).
  */
-export function authenticate(op: OperationInfo, req: Request, services: Services, region: Region): AuthInfo {
+export function authenticatorFor(op: OperationInfo): Authenticator {
   const requirement = op.security[0];
-  if (!requirement || Object.keys(requirement).length === 0) return {};
+  if (!requirement || Object.keys(requirement).length === 0) return anyone;
   const schemes = Object.keys(requirement);
-  if (schemes.includes('basicAuth')) return basic(req, services, region);
-  if (schemes.includes('partnerBearer')) return bearer(req, services, region, 'partner');
-  if (schemes.includes('userBearer')) return bearer(req, services, region, 'user');
-  if (schemes.includes('clientId') || schemes.includes('clientApiKey')) return apiKey(req, services, region);
+  if (schemes.includes('basicAuth')) return basic;
+  if (schemes.includes('partnerBearer')) return partnerBearer;
+  if (schemes.includes('userBearer')) return userBearer;
+  if (schemes.includes('clientId') || schemes.includes('clientApiKey')) return apiKey;
   throw new Error(`${op.id}: unsupported security scheme ${schemes.join(', ')}`);
 }
 

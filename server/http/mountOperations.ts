@@ -1,9 +1,10 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { SimError } from '../core/errors.js';
+import type { Region } from '../domain/apps.js';
 import type { Services } from '../services.js';
 import type { OperationInfo, SpecIndex } from '../spec/openapi.js';
 import { validatorsFor } from '../spec/validators.js';
-import { authenticate } from './auth.js';
+import { authenticatorFor } from './auth.js';
 import { mountMethodNotAllowed } from './methodNotAllowed.js';
 import { sendEmpty, sendJson } from './send.js';
 import { type AuthInfo, type Handler, type Handlers, type OpContext, type OpId, simLocals } from './types.js';
@@ -71,6 +72,7 @@ export function mountOperations(
   // Validators are built on the first request, not here: ajv's set-up would cost start-up time.
   const validators = () => validatorsFor(spec);
   const mounted: MountedOperation[] = [];
+  const sendOpts = { config, spec };
   const beforeAuth = opts.beforeAuth ?? [];
   const afterAuth = opts.afterAuth ?? [];
   for (const op of spec.operations.values()) {
@@ -79,7 +81,6 @@ export function mountOperations(
     type Answer = { status: number; body?: unknown; headers?: Record<string, string>; warnings?: string[] };
     const send = (res: Response, reply: Answer | undefined): void => {
       if (!reply || res.headersSent) return;
-      const sendOpts = { config, spec };
       let headers = reply.headers;
       if (reply.warnings?.length) {
         simLocals(res).warnings = reply.warnings;
@@ -105,35 +106,33 @@ export function mountOperations(
         });
         if (issues.length > 0) throw SimError.validation(issues);
       }
-      const ctx: OpContext<OpId> = {
+      const ctx = new Context(
         req,
         res,
         op,
-        region: sim.region,
+        sim.region,
         auth,
         services,
-        body: (hasBody ? req.body : undefined) as never,
-        query: query as never,
-        params: req.params as never,
-        // Worked out only by the few handlers that write URLs.
-        get publicUrl() {
-          return publicUrlOf(req, config.publicUrl);
-        },
-      };
+        (hasBody ? req.body : undefined) as never,
+        query as never,
+      );
       const reply = handler(ctx) as Answer | undefined | Promise<Answer | undefined>;
       return reply instanceof Promise ? reply.then((r) => send(res, r)) : send(res, reply);
     };
     // Synchronous from hooks to reply whenever every step is (a binding query, with no fault
-    // rule): a promise per step cost more than the step. Errors thrown here reach the router
-    // either way (a throw, or a rejected promise).
-    const route: RequestHandler = (req, res) => {
+    // rule): a promise per step cost more than the step, and so did a closure or an argument
+    // array per request. Errors thrown here reach the router either way (a throw, or a
+    // rejected promise).
+    const check = opts.authenticate === false ? undefined : authenticatorFor(op);
+    const authed: Step = (req, res) => {
       const sim = simLocals(res);
-      sim.op = op;
-      return hooksThen(beforeAuth, [op, req, res, {}], () => {
-        const auth = opts.authenticate === false ? {} : authenticate(op, req, services, sim.region);
-        sim.auth = auth;
-        return hooksThen(afterAuth, [op, req, res, auth], () => serve(req, res, auth));
-      });
+      const auth = check ? check(req, services, sim.region) : {};
+      sim.auth = auth;
+      return hooksThen(afterAuth, op, req, res, auth, serve);
+    };
+    const route: RequestHandler = (req, res) => {
+      simLocals(res).op = op;
+      return hooksThen(beforeAuth, op, req, res, {}, authed);
     };
     const parsers = op.operation.requestBody ? (opts.bodyParsers ?? []) : [];
     router[op.method](op.expressPath, ...parsers, route);
@@ -156,18 +155,49 @@ export function headerText(text: string): string {
   return safe.length > 2048 ? `${safe.slice(0, 2045)}...` : safe;
 }
 
+type Step = (req: Request, res: Response, auth: AuthInfo) => void | Promise<void>;
+
 /** Run `hooks` in order, then `rest`: synchronously as long as every hook answers so. */
 function hooksThen(
   hooks: OperationHook[],
-  args: Parameters<OperationHook>,
-  rest: () => void | Promise<void>,
+  op: OperationInfo,
+  req: Request,
+  res: Response,
+  auth: AuthInfo,
+  rest: Step,
   from = 0,
 ): void | Promise<void> {
   for (let i = from; i < hooks.length; i++) {
-    const done = hooks[i]!(...args);
+    const done = hooks[i]!(op, req, res, auth);
     if (done === true) return;
     if (done !== false)
-      return done.then((answered) => (answered ? undefined : hooksThen(hooks, args, rest, i + 1)));
+      return done.then((answered) =>
+        answered ? undefined : hooksThen(hooks, op, req, res, auth, rest, i + 1),
+      );
   }
-  return rest();
+  return rest(req, res, auth);
+}
+
+/**
+ * What a handler gets. A class, so the public URL is a getter of the prototype (worked out
+ * only by the few handlers that write URLs) and not a new accessor per request.
+ */
+class Context implements OpContext<OpId> {
+  readonly params: never;
+  constructor(
+    readonly req: Request,
+    readonly res: Response,
+    readonly op: OperationInfo,
+    readonly region: Region,
+    readonly auth: AuthInfo,
+    readonly services: Services,
+    readonly body: never,
+    readonly query: never,
+  ) {
+    this.params = req.params as never;
+  }
+
+  get publicUrl(): string {
+    return publicUrlOf(this.req, this.services.deps.config.publicUrl);
+  }
 }

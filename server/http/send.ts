@@ -65,7 +65,18 @@ export function sendJson(
     break;
   }
   res.statusCode = status;
-  res.json(out);
+  // What res.json + res.send would write for a JSON reply with ETags off (createApp turns them
+  // off), without their walk through the app's settings, type lookup and freshness check.
+  // HEAD, replies whose headers named another type, and responses whose `send` a fault
+  // wrapped (`malformed` cuts the body there) keep Express's path.
+  if (res.req.method === 'HEAD' || res.hasHeader('Content-Type') || Object.hasOwn(res, 'send')) {
+    res.json(out);
+    return;
+  }
+  const text = JSON.stringify(out);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }
 
 /** A status with no body and no content type (e.g. the binding query's bare 404). */

@@ -1,0 +1,51 @@
+import { relative, resolve } from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import { fromRoot } from '../core/root.js';
+
+/**
+ * The last step but one of `npm run build`: the compiled CLI entry, dist/server/cli.js, is
+ * replaced by one file holding it and everything it imports statically (the simulator's ~100
+ * modules, express, pino and their ~250 files). Node resolves, reads and links each ES module
+ * separately; for `serve` that was ~70 % of the time from spawn to the first answer. One file
+ * puts start-up near a bare Express app's (issue 16, target 2).
+ *
+ * Whatever is imported dynamically stays a separate file, loaded from the unbundled build
+ * when run: the other commands (contract, transcribe, binding), the PostgreSQL store, faker,
+ * music-metadata. So do packages loaded with `require` at run time (ajv when a validator must
+ * be compiled, pino-pretty on a terminal). The rest of dist/ is untouched: the programmatic
+ * API (dist/server/index.js) and the lazily loaded commands use the per-module files.
+ */
+const serverDir = fromRoot('dist', 'server');
+
+/** Dynamic imports stay imports: of a package by name, of a project module by its path from the bundle. */
+const keepDynamicImports: Plugin = {
+  name: 'keep-dynamic-imports',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      if (!args.path.startsWith('.')) return { path: args.path, external: true };
+      return { path: `./${relative(serverDir, resolve(args.resolveDir, args.path))}`, external: true };
+    });
+  },
+};
+
+export async function bundleCli(): Promise<void> {
+  const entry = resolve(serverDir, 'cli.js');
+  await build({
+    entryPoints: [entry],
+    outfile: entry,
+    allowOverwrite: true,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+    // CommonJS packages inside an ES module bundle call `require` for Node's built-ins.
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);",
+    },
+    plugins: [keepDynamicImports],
+  });
+}
+
+await bundleCli();
