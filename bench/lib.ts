@@ -8,6 +8,8 @@ export interface Benchmark {
   name: string;
   /** What the numbers must show, as the issue states it. */
   target: string;
+  /** Measures PostgreSQL too: run.ts finds or starts a cluster first (postgres.ts). */
+  needsPg?: boolean;
   run(args: BenchArgs): Promise<BenchResult>;
 }
 
