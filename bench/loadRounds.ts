@@ -6,6 +6,8 @@ import { SOAK_APPS, SoakTraffic } from './soakTraffic.js';
 export interface Round extends Omit<LoadResult, 'latenciesMs'> {
   /** Server CPU per answered request, µs, summed over the processes (from /proc: the client's work is not counted). */
   cpuUs: number;
+  /** CPU per answered request of the other processes watched (the database), µs. */
+  otherCpuUs: number;
 }
 
 /** A server under load: its process id (for CPU) and the request it is sent. */
@@ -20,9 +22,15 @@ const WARMUP_MS = 500;
  * `connections` closed-loop connections spread over the targets (3 over 2 servers: 2 + 1),
  * every target loaded at once; requests/s summed, latencies merged into one p50/p99.
  */
-export async function round(targets: Target[], connections: number, durationMs: number): Promise<Round> {
+export async function round(
+  targets: Target[],
+  connections: number,
+  durationMs: number,
+  others: () => number[] = () => [],
+): Promise<Round> {
   const cpu = () => targets.reduce((sum, t) => sum + cpuUs(t.pid), 0);
   const c0 = cpu();
+  const o0 = new Map(others().map((pid) => [pid, cpuUs(pid)]));
   const rs = await Promise.all(
     targets.map((t, i) =>
       load(t.req, {
@@ -33,7 +41,10 @@ export async function round(targets: Target[], connections: number, durationMs: 
     ),
   );
   // The warm-up's requests are in the CPU figure too: count them out by time share.
-  const spent = (cpu() - c0) * (durationMs / (durationMs + WARMUP_MS));
+  const share = durationMs / (durationMs + WARMUP_MS);
+  const spent = (cpu() - c0) * share;
+  // Processes that came or went meanwhile (a backend per new connection) count from 0 / not at all.
+  const other = others().reduce((sum, pid) => sum + Math.max(0, cpuUs(pid) - (o0.get(pid) ?? 0)), 0) * share;
   const lat = rs.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
   const requests = lat.length;
   return {
@@ -43,6 +54,7 @@ export async function round(targets: Target[], connections: number, durationMs: 
     p50Us: quantile(lat, 0.5) * 1000,
     p99Us: quantile(lat, 0.99) * 1000,
     cpuUs: spent / Math.max(1, requests),
+    otherCpuUs: other / Math.max(1, requests),
   };
 }
 
@@ -58,12 +70,13 @@ export function average(rs: Round[]): Round {
     p50Us: m((r) => r.p50Us),
     p99Us: m((r) => r.p99Us),
     cpuUs: m((r) => r.cpuUs),
+    otherCpuUs: m((r) => r.otherCpuUs),
   };
 }
 
 export const describeRound = (name: string, r: Round): string =>
   `${name} ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50Us, 0)} us, p99 ${fmt(r.p99Us, 0)} us, ` +
-  `server CPU ${fmt(r.cpuUs)} us/req`;
+  `server CPU ${fmt(r.cpuUs)} us/req${r.otherCpuUs ? ` + PostgreSQL ${fmt(r.otherCpuUs)}` : ''}`;
 
 /**
  * Mixed partner traffic (SoakTraffic's flows) from `workers` concurrent loops for `ms`, the

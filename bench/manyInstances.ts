@@ -1,12 +1,14 @@
 import { type Benchmark, BINDING_PATH, fmt, userToken } from './lib.js';
 import { average, describeRound, mixed, type Round, round } from './loadRounds.js';
-import { benchDatabase } from './postgres.js';
+import { benchDatabase, serverProcesses } from './postgres.js';
 import { type BenchStore, type Fleet, startFleet, tempFileStore } from './storeFleet.js';
 
 interface Setup {
   label: string;
   store: BenchStore;
   instances: number;
+  /** The database's processes, when it runs here: its CPU is part of a request's cost. */
+  dbPids?: () => number[];
 }
 
 /** Measured figures of one setup: binding GET rounds and the mixed workload. */
@@ -46,11 +48,13 @@ export const manyInstancesBenchmark: Benchmark = {
           label: '(b) PostgreSQL, 1 instance:     ',
           store: { kind: 'postgres', url: db1.url },
           instances: 1,
+          dbPids: await serverProcesses(db1.url),
         },
         {
           label: '(c) PostgreSQL, 3 instances:    ',
           store: { kind: 'postgres', url: db3.url },
           instances: 3,
+          dbPids: await serverProcesses(db3.url),
         },
       );
     const fleets: Fleet[] = [];
@@ -66,7 +70,7 @@ export const manyInstancesBenchmark: Benchmark = {
       const byRound: Round[][] = setups.map(() => []);
       for (let r = 0; r < rounds; r++)
         for (let i = 0; i < setups.length; i++)
-          byRound[i]!.push(await round(targets[i]!, connections, durationMs));
+          byRound[i]!.push(await round(targets[i]!, connections, durationMs, setups[i]!.dbPids));
       const figures: Figures[] = [];
       for (let i = 0; i < setups.length; i++) {
         const m = await mixed(fleets[i]!.urls, connections, durationMs);
@@ -98,7 +102,8 @@ function report(
   const lines = [
     `${o.connections} connections, ${o.rounds} x ${o.durationMs / 1000} s rounds, setups alternating; with 3 instances`,
     `the load generator spreads its connections over the three instance URLs directly (no proxy: on 2 cores`,
-    `a proxy process would take the CPU the instances are measured on). Server CPU is summed over instances.`,
+    `a proxy process would take the CPU the instances are measured on). Server CPU is summed over instances;`,
+    `PostgreSQL's (every process of the cluster, when it runs on this machine) is shown beside it.`,
     'binding GET:',
     `  ${describeRound(a.setup.label, a.binding)}`,
   ];

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { fromRoot } from '../server/core/root.js';
 import { createDatabase } from '../server/testing/pgDatabases.js';
-import type { BenchArgs } from './lib.js';
+import { type BenchArgs, procStat } from './lib.js';
 
 /**
  * The PostgreSQL the benchmarks measure: `--pg <url>`, else PARTNER_SIM_TEST_PG, else a
@@ -73,4 +74,28 @@ export async function benchDatabase(
   const server = givenPgUrl(args.flags);
   if (!server) return { skip: 'no PostgreSQL: pass --pg postgres://… or set PARTNER_SIM_TEST_PG' };
   return createDatabase(server);
+}
+
+/**
+ * The processes of the PostgreSQL server at `url` when it runs on this machine (its postmaster's
+ * children: one backend per connection), so a benchmark can count the database's CPU too;
+ * empty when it runs elsewhere or /proc cannot tell.
+ */
+export async function serverProcesses(url: string): Promise<() => number[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  let postmaster = 0;
+  try {
+    const backend = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    postmaster = Number(procStat(backend)?.[1] ?? 0);
+  } finally {
+    await c.end();
+  }
+  return () => {
+    if (!postmaster) return [];
+    const pids = [postmaster];
+    for (const name of readdirSync('/proc'))
+      if (/^\d+$/.test(name) && Number(procStat(Number(name))?.[1]) === postmaster) pids.push(Number(name));
+    return pids;
+  };
 }
