@@ -19,6 +19,15 @@ export interface Target {
 const WARMUP_MS = 500;
 
 /**
+ * CPU used by a set of processes from now on: the returned function gives µs so far. The set
+ * is read again at the end; processes that came meanwhile count from 0, ones gone not at all.
+ */
+export function cpuMeter(pids: () => number[]): () => number {
+  const start = new Map(pids().map((pid) => [pid, cpuUs(pid)]));
+  return () => pids().reduce((sum, pid) => sum + Math.max(0, cpuUs(pid) - (start.get(pid) ?? 0)), 0);
+}
+
+/**
  * `connections` closed-loop connections spread over the targets (3 over 2 servers: 2 + 1),
  * every target loaded at once; requests/s summed, latencies merged into one p50/p99.
  */
@@ -28,9 +37,8 @@ export async function round(
   durationMs: number,
   others: () => number[] = () => [],
 ): Promise<Round> {
-  const cpu = () => targets.reduce((sum, t) => sum + cpuUs(t.pid), 0);
-  const c0 = cpu();
-  const o0 = new Map(others().map((pid) => [pid, cpuUs(pid)]));
+  const servers = cpuMeter(() => targets.map((t) => t.pid));
+  const other = cpuMeter(others);
   const rs = await Promise.all(
     targets.map((t, i) =>
       load(t.req, {
@@ -42,9 +50,8 @@ export async function round(
   );
   // The warm-up's requests are in the CPU figure too: count them out by time share.
   const share = durationMs / (durationMs + WARMUP_MS);
-  const spent = (cpu() - c0) * share;
-  // Processes that came or went meanwhile (a backend per new connection) count from 0 / not at all.
-  const other = others().reduce((sum, pid) => sum + Math.max(0, cpuUs(pid) - (o0.get(pid) ?? 0)), 0) * share;
+  const spent = servers() * share;
+  const otherSpent = other() * share;
   const lat = rs.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
   const requests = lat.length;
   return {
@@ -54,7 +61,7 @@ export async function round(
     p50Us: quantile(lat, 0.5) * 1000,
     p99Us: quantile(lat, 0.99) * 1000,
     cpuUs: spent / Math.max(1, requests),
-    otherCpuUs: other / Math.max(1, requests),
+    otherCpuUs: otherSpent / Math.max(1, requests),
   };
 }
 

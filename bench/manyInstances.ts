@@ -1,5 +1,5 @@
 import { type Benchmark, BINDING_PATH, fmt, userToken } from './lib.js';
-import { average, describeRound, mixed, type Round, round } from './loadRounds.js';
+import { average, cpuMeter, describeRound, mixed, type Round, round } from './loadRounds.js';
 import { benchDatabase, serverProcesses } from './postgres.js';
 import { type BenchStore, type Fleet, startFleet, tempFileStore } from './storeFleet.js';
 
@@ -16,6 +16,8 @@ interface Figures {
   setup: Setup;
   binding: Round;
   mixedRps: number;
+  /** CPU per request of the mixed workload, instances and PostgreSQL together, µs. */
+  mixedCpuUs: number;
   errors: number;
   /** The first failures of the mixed workload, for the report. */
   samples: string[];
@@ -73,12 +75,16 @@ export const manyInstancesBenchmark: Benchmark = {
           byRound[i]!.push(await round(targets[i]!, connections, durationMs, setups[i]!.dbPids));
       const figures: Figures[] = [];
       for (let i = 0; i < setups.length; i++) {
+        const dbPids = setups[i]!.dbPids ?? (() => []);
+        const cpu = cpuMeter(() => [...fleets[i]!.sims.map((s) => s.child.pid!), ...dbPids()]);
         const m = await mixed(fleets[i]!.urls, connections, durationMs);
+        const mixedCpuUs = cpu() / Math.max(1, (m.rps * durationMs) / 1000);
         const binding = average(byRound[i]!);
         figures.push({
           setup: setups[i]!,
           binding,
           mixedRps: m.rps,
+          mixedCpuUs,
           errors: binding.bad + m.errors,
           samples: m.samples,
         });
@@ -116,15 +122,23 @@ function report(
   if (skipped) lines.push(`  (b), (c) PostgreSQL: skipped: ${skipped}`);
   if (b && c) {
     const scale = c.binding.rps / b.binding.rps;
+    // Work done per second, 3 vs 1 instances: near or above 1, the three spend the CPU they get
+    // (fewer requests because each costs more); well below 1, they sit waiting, e.g. on a lock.
+    const busy =
+      (scale * (c.binding.cpuUs + c.binding.otherCpuUs)) / (b.binding.cpuUs + b.binding.otherCpuUs);
     lines.push(
-      `  3 instances / 1 instance: ${fmt(scale, 2)}x req/s, p99 ${ratio(c.binding.p99Us, b.binding.p99Us)} ` +
-        `(same 2 cores: about 1x means nothing serialises${scale < 0.6 ? '; FAR BELOW 1x: THE INSTANCES SERIALISE' : ''})`,
+      `  3 instances / 1 instance: ${fmt(scale, 2)}x req/s, p99 ${ratio(c.binding.p99Us, b.binding.p99Us)}; ` +
+        `CPU used per second (instances + PostgreSQL) ${fmt(busy, 2)}x`,
+      busy < 0.6
+        ? '  THE INSTANCES SERIALISE: they use far less CPU together than one alone, so they wait on something (a lock)'
+        : '  (same 2 cores, so no scaling; CPU used per second near or above 1x: limited by CPU, not waiting on a lock)',
     );
   }
   lines.push('mixed workload (tokens, binding, presign + part PUT + complete, submit + get transcription):');
   for (const f of figures)
     lines.push(
-      `  ${f.setup.label} ${fmt(f.mixedRps, 0)} req/s${f === a ? '' : `, ${ratio(f.mixedRps, a.mixedRps)} of (a)`}, ${f.errors} errors`,
+      `  ${f.setup.label} ${fmt(f.mixedRps, 0)} req/s${f === a ? '' : `, ${ratio(f.mixedRps, a.mixedRps)} of (a)`}, ` +
+        `CPU ${fmt(f.mixedCpuUs)} us/req (instances + PostgreSQL), ${f.errors} errors`,
     );
   for (const f of figures) for (const s of f.samples.slice(0, 3)) lines.push(`  error: ${s}`);
   return { ok: figures.every((f) => f.errors === 0), lines };
