@@ -138,7 +138,7 @@ function report(
   for (const f of figures)
     lines.push(
       `  ${f.setup.label} ${fmt(f.mixedRps, 0)} req/s${f === a ? '' : `, ${ratio(f.mixedRps, a.mixedRps)} of (a)`}, ` +
-        `CPU ${fmt(f.mixedCpuUs)} us/req (instances + PostgreSQL), ${f.errors} errors`,
+        `CPU ${fmt(f.mixedCpuUs)} us/req (${f.setup.dbPids ? 'instances + PostgreSQL' : 'server'}), ${f.errors} errors`,
     );
   for (const f of figures) for (const s of f.samples.slice(0, 3)) lines.push(`  error: ${s}`);
   return { ok: figures.every((f) => f.errors === 0), lines };
