@@ -6,6 +6,7 @@ import { pgStoreBenchmark } from './pgStore.js';
 import { givenPgUrl, markStartedUnderPostgres, rerunUnderPostgres, skipOnlyPg } from './postgres.js';
 import { requestOverheadBenchmark } from './requestOverhead.js';
 import { startupBenchmark } from './startup.js';
+import { startupStoredBenchmark } from './startupStored.js';
 import { storeWritesBenchmark } from './storeWrites.js';
 import { uploadMemoryBenchmark } from './uploadMemory.js';
 
@@ -16,6 +17,7 @@ import { uploadMemoryBenchmark } from './uploadMemory.js';
  */
 export const benchmarks: Benchmark[] = [
   startupBenchmark,
+  startupStoredBenchmark,
   requestOverheadBenchmark,
   storeWritesBenchmark,
   uploadMemoryBenchmark,

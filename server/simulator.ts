@@ -36,7 +36,7 @@ export async function createSimulator(
   extra: Pick<AppDeps, 'hooks'> = {},
 ): Promise<Simulator> {
   const logger = createLogger(config.logLevel);
-  const store = await openStore(config);
+  const store = await openStore(config, (m) => logger.warn(m));
   const instance = await Instance.boot(
     store,
     new Random(config.seed === undefined ? undefined : `${config.seed}/boot`),

@@ -21,7 +21,8 @@ export class SimClock implements Clock {
 
   constructor(
     offsetMs = 0,
-    private readonly realNow: () => number = Date.now,
+    /** Real time as this clock reads it (tests tick it by hand). */
+    readonly realNow: () => number = Date.now,
     frozenAtMs?: number,
     shiftMs = 0,
   ) {

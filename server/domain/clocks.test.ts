@@ -101,6 +101,31 @@ describe('Instance on a shared store', () => {
   });
 });
 
+describe('Clocks of two instances on one store', () => {
+  it('counts two simultaneous advances of the instance clock, and both local clocks follow', async () => {
+    const store = new MemoryStore();
+    const real = () => Date.UTC(2026, 0, 1);
+    const make = async (seed: string) => {
+      const instance = await Instance.boot(store, new Random(seed));
+      const clock = instance.makeClock(real);
+      instance.follow(clock);
+      return { clock, clocks: new Clocks(clock, instance, store) };
+    };
+    const a = await make('a');
+    const b = await make('b');
+    await Promise.all([a.clocks.change({ advance_ms: 1000 }), b.clocks.change({ advance_ms: 2000 })]);
+    expect(store.mirrored<InstanceRecord>('meta').peek('instance')).toMatchObject({
+      clockOffsetMs: 3000,
+      clockShiftMs: 3000,
+    });
+    expect([a.clock.offsetMs, b.clock.offsetMs]).toEqual([3000, 3000]);
+    await a.clocks.change({ freeze: true });
+    await b.clocks.change({ advance_ms: 500 });
+    expect(a.clock.now()).toBe(real() + 3500);
+    expect(b.clocks.state()).toMatchObject({ frozen: true, offset_ms: 3500 });
+  });
+});
+
 describe('Instance.boot', () => {
   it('says what it repaired, and keeps the secret and start count', async () => {
     const store = new MemoryStore();

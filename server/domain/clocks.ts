@@ -83,19 +83,19 @@ export class Clocks implements Lifecycle {
   }
 
   private async changeInstance(change: ClockChange): Promise<void> {
-    const clock = this.instanceClock;
-    const target = targetOf(change, clock.now());
-    // Freeze before moving, thaw after: a frozen clock lands exactly on the target, where a
-    // running one set first could tick a millisecond before it froze.
-    if (change.freeze === true) clock.freeze(true);
-    if ('advance_ms' in change) clock.advance(change.advance_ms);
-    else if (target !== undefined) clock.set(target);
-    if (change.freeze === false) clock.freeze(false);
-    await this.instance.update({
-      clockOffsetMs: clock.offsetMs,
-      clockFrozenAt: clock.frozenAtMs ?? null,
-      clockShiftMs: clock.shiftMs,
-    });
+    // Computed from the stored clock in one atomic update: two advances on two instances of one
+    // shared store both count (a local read-modify-write would lose one).
+    await this.instance.moveClock((clock) => {
+      const target = targetOf(change, clock.now());
+      // Freeze before moving, thaw after: a frozen clock lands exactly on the target, where a
+      // running one set first could tick a millisecond before it froze.
+      if (change.freeze === true) clock.freeze(true);
+      if ('advance_ms' in change) clock.advance(change.advance_ms);
+      else if (target !== undefined) clock.set(target);
+      if (change.freeze === false) clock.freeze(false);
+    }, this.instanceClock.realNow);
+    const i = this.instance;
+    this.instanceClock.restore(i.clockOffsetMs, i.clockFrozenAt, i.clockShiftMs);
   }
 
   private async changeApp(clientId: string, change: ClockChange): Promise<void> {

@@ -68,10 +68,11 @@ export class Instance {
   ): Promise<Instance> {
     const meta = store.mirrored<InstanceRecord>('meta');
     const secretSource = bootRandom.secure ? 'random' : 'seed';
-    // update: instances starting at once on one shared store each count their own start.
+    // update: instances starting at once on one shared store each count their own start, and
+    // only the first of them (no record yet) makes the secret.
     const rec = await meta.update(ID, (prev) => {
       const next: InstanceRecord = prev
-        ? repaired(prev, bootRandom, warn)
+        ? repaired(prev, bootRandom, store.shared, warn)
         : { masterSecret: bootRandom.hex(32), secretSource, generation: 0, clockOffsetMs: 0, seeded: false };
       return { next, result: next };
     });
@@ -103,12 +104,50 @@ export class Instance {
     return createHmac('sha256', Buffer.from(this.rec.masterSecret, 'hex')).update(purpose).digest();
   }
 
+  /**
+   * Move the instance clock as one atomic change of the stored record: `move` acts on a clock
+   * built from the stored state (not this process's copy), so two moves on two instances at
+   * once both count. The local clock follows the stored result.
+   */
+  async moveClock(move: (clock: SimClock) => void, realNow: () => number = Date.now): Promise<void> {
+    await this.meta.update(ID, (current) => {
+      const base = current ?? this.rec;
+      const clock = new SimClock(
+        base.clockOffsetMs,
+        realNow,
+        base.clockFrozenAt ?? undefined,
+        base.clockShiftMs ?? 0,
+      );
+      move(clock);
+      const next: InstanceRecord = {
+        ...base,
+        clockOffsetMs: clock.offsetMs,
+        clockFrozenAt: clock.frozenAtMs ?? null,
+        clockShiftMs: clock.shiftMs,
+      };
+      return { next, result: undefined };
+    });
+    this.settle();
+  }
+
   async update(patch: Partial<Omit<InstanceRecord, 'masterSecret'>>): Promise<void> {
     // Merged into the stored record, not ours: another instance may have changed other fields.
-    this.rec = await this.meta.update(ID, (current) => {
-      const next = { ...(current ?? this.rec), ...patch };
-      return { next, result: next };
-    });
+    await this.meta.update(ID, (current) => ({
+      next: { ...(current ?? this.rec), ...patch },
+      result: undefined,
+    }));
+    this.settle();
+  }
+
+  /**
+   * After our write: the mirror holds it, or something newer another instance wrote while
+   * ours was waiting (our update's own result may already be stale), so follow the mirror.
+   */
+  private settle(): void {
+    const now = this.meta.peek(ID);
+    if (now === undefined || now === this.rec) return;
+    this.rec = now;
+    if (this.clock) applyClock(this.clock, now);
   }
 }
 
@@ -118,7 +157,12 @@ function applyClock(clock: SimClock, rec: InstanceRecord): void {
 }
 
 /** The stored record, counted as one more start, with anything unusable replaced. */
-function repaired(prev: InstanceRecord, bootRandom: Random, warn: (message: string) => void): InstanceRecord {
+function repaired(
+  prev: InstanceRecord,
+  bootRandom: Random,
+  shared: boolean,
+  warn: (message: string) => void,
+): InstanceRecord {
   const rec: InstanceRecord = {
     ...prev,
     generation: Number.isSafeInteger(prev.generation) && prev.generation >= 0 ? prev.generation + 1 : 0,
@@ -134,12 +178,20 @@ function repaired(prev: InstanceRecord, bootRandom: Random, warn: (message: stri
     rec.clockFrozenAt = null;
   }
   if (prev.clockShiftMs !== undefined && !Number.isSafeInteger(prev.clockShiftMs)) rec.clockShiftMs = 0;
+  // Replaced even on a shared store: no running instance can be using an unreadable secret
+  // (its own boot would have replaced it), and keeping it would sign with an empty key.
   if (typeof prev.masterSecret !== 'string' || !/^[0-9a-f]{64}$/.test(prev.masterSecret)) {
     warn(
       'instance record: the master secret is unreadable; a new one is made (earlier tokens and URLs stop working)',
     );
     rec.masterSecret = bootRandom.hex(32);
     rec.secretSource = bootRandom.secure ? 'random' : 'seed';
+  } else if (bootRandom.secure && prev.secretSource !== 'random' && shared) {
+    // Other running instances signed tokens and URLs with keys derived from it: replacing it
+    // here would break every one of them. Only a start with no other instance running can.
+    warn(
+      'instance record: the master secret was derived from a seed (guessable); it is kept because other instances sharing this store may be signing with it (to replace it, stop every instance and delete the `meta` record `instance`)',
+    );
   } else if (bootRandom.secure && prev.secretSource !== 'random') {
     // A secret anyone could compute from a seed must not outlive the run that chose the seed.
     warn(

@@ -109,6 +109,30 @@ describe('the master secret of a data folder', () => {
   });
 });
 
+describe('the master secret of a shared store', () => {
+  /** A MemoryStore standing for PostgreSQL: other running instances use the same records. */
+  const sharedStore = () => Object.assign(new MemoryStore(), { shared: true });
+  const secretOf = (i: Instance) => i.secret('jwt').toString('hex');
+
+  it('is made once by concurrent first starts, and kept by every later one', async () => {
+    const store = sharedStore();
+    const booted = await Promise.all([1, 2, 3].map(() => Instance.boot(store, new Random(undefined))));
+    expect(new Set(booted.map(secretOf)).size).toBe(1);
+    expect(store.mirrored<InstanceRecord>('meta').peek('instance')?.generation).toBe(2);
+  });
+
+  it('is kept, with a warning, when seed-derived and a start without a seed joins', async () => {
+    const store = sharedStore();
+    const seeded = secretOf(await Instance.boot(store, new Random('partner-sim/boot')));
+    const warnings: string[] = [];
+    const joined = await Instance.boot(store, new Random(undefined), (m) => warnings.push(m));
+    expect(secretOf(joined)).toBe(seeded);
+    expect(warnings.join('\n')).toMatch(
+      /derived from a seed \(guessable\); it is kept because other instances sharing this store/,
+    );
+  });
+});
+
 describe('JWT signatures', () => {
   const secret = Buffer.alloc(32, 7);
   const token = signJwt({ sub: 's', iat: 1, exp: 2 }, secret);

@@ -209,6 +209,17 @@ describe.skipIf(!testPgUrl)(
       }
     });
 
+    it('two advances of the instance clock at once on two instances both count', async () => {
+      const before = (await http('GET', `${admin(A())}/clock`)).body.offset_ms as number;
+      const moves = await Promise.all([
+        http('POST', `${admin(B())}/clock`, { json: { advance_ms: 1000 } }),
+        http('POST', `${admin(C())}/clock`, { json: { advance_ms: 2000 } }),
+      ]);
+      for (const m of moves) expect(m.status, m.text).toBe(200);
+      for (const s of sims)
+        expect((await http('GET', `${admin(s)}/clock`)).body.offset_ms).toBe(before + 3000);
+    });
+
     it('the journal lists requests from every instance, and a task reads the same everywhere', async () => {
       const app = await newApp(A());
       const headers = { 'x-client-id': app.client_id, 'x-client-api-key': app.api_key };

@@ -57,6 +57,28 @@ describe('FileStore', () => {
     await b.close();
   });
 
+  it('opens without reading the big collections: records serve at once, listings after the load', async () => {
+    const dir = await tmp();
+    const a = await FileStore.open(dir);
+    for (let i = 0; i < 200; i++)
+      await a.collection<Rec>('files').put(`f${i}`, rec(i % 2 ? 'odd' : 'even', i));
+    await a.mirrored<Rec>('apps').put('app', rec('app', 0));
+    await a.close();
+    const b = await FileStore.open(dir);
+    expect(b.mirrored<Rec>('apps').peek('app')).toEqual(rec('app', 0));
+    const files = b.collection<Rec>('files');
+    // Written and deleted while the background load runs: the load must not undo either.
+    await files.put('f1', rec('odd', 1001));
+    expect(await files.delete('f2')).toBe(true);
+    expect(await files.get('f3')).toEqual(rec('odd', 3));
+    expect((await files.findBy('client_id', 'odd')).length).toBe(100);
+    await b.loaded();
+    expect(await files.count()).toBe(199);
+    expect(await files.get('f1')).toEqual(rec('odd', 1001));
+    expect(await files.get('f2')).toBeUndefined();
+    await b.close();
+  });
+
   it('keeps the last of many concurrent writes to one record', async () => {
     const got = await acrossReopen(
       async (s) => {
@@ -155,5 +177,25 @@ describe('FileStore', () => {
 
   it('rejects collection names that would escape the folder', () => {
     expect(() => new MemoryStore().collection('../etc')).toThrow(/invalid collection name/);
+  });
+
+  it('opens past a corrupt record file, and its background load says so', async () => {
+    const dir = await tmp();
+    const a = await FileStore.open(dir);
+    await a.collection<Rec>('files').put('good', rec('app', 1));
+    await a.collection<Rec>('files').put('bad', rec('app', 2));
+    await a.close();
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(dir, 'files', shardName('bad'), 'bad.json'), '{"client_id": ');
+    const warnings: string[] = [];
+    const b = await FileStore.open(dir, (m) => warnings.push(m));
+    try {
+      expect(await b.collection<Rec>('files').get('good')).toEqual(rec('app', 1));
+      await expect(b.collection<Rec>('files').findBy('client_id', 'app')).rejects.toThrow(SyntaxError);
+      await b.loaded();
+      expect(warnings).toEqual([expect.stringMatching(/^state\/files: background load failed: /)]);
+    } finally {
+      await b.close();
+    }
   });
 });

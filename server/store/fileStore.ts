@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { TextFile } from 'lowdb/node';
 import { COLLECTIONS, type CollectionSpec } from './collections.js';
 import { lockDataDir } from './dataDirLock.js';
-import { MemoryCollection } from './memoryCollection.js';
+import { LazyCollection } from './lazyCollection.js';
+import { MemoryCollection, type Persistence } from './memoryCollection.js';
 import { MemoryStore } from './memoryStore.js';
 
 /**
@@ -15,7 +16,9 @@ import { MemoryStore } from './memoryStore.js';
  * keep directories small: with 20,000 files in one folder each write's create + rename cost
  * measurably more (1.4-1.5x) than in a small one.
  *
- * All records are loaded into memory at open; reads never touch the disk. Writes to the same
+ * At open only the mirrored collections are read; the others are read in the background
+ * (LazyCollection: until then a record is read from its own file when first needed), so
+ * start-up does not grow with what is stored. Once loaded, reads never touch the disk. Writes to the same
  * record are chained so they land in order. Collections declared not durable (rate-limit
  * windows) stay in memory only. One process owns a data folder: `open` takes its
  * lock (dataDirLock.ts) and `close` releases it.
@@ -27,6 +30,11 @@ export class FileStore extends MemoryStore {
   private readonly files = new Map<string, TextFile>();
   private readonly chains = new Map<string, Promise<void>>();
   private readonly madeDirs = new Set<string>();
+  /** Collection folders found at open: the others start empty, with nothing to load. */
+  private readonly present = new Set<string>();
+  private background: Promise<void> = Promise.resolve();
+  private closing = false;
+  private beginLoad: () => void = () => {};
 
   private constructor(
     readonly dir: string,
@@ -39,46 +47,99 @@ export class FileStore extends MemoryStore {
     return this.dir;
   }
 
-  static async open(dir: string): Promise<FileStore> {
+  static async open(dir: string, warn: (message: string) => void = () => {}): Promise<FileStore> {
     await mkdir(dir, { recursive: true });
     const unlock = await lockDataDir(dir);
     try {
-      return await FileStore.load(dir, unlock);
+      return await FileStore.load(dir, unlock, warn);
     } catch (e) {
       await unlock();
       throw e;
     }
   }
 
-  private static async load(dir: string, unlock: () => Promise<void>): Promise<FileStore> {
+  private static async load(
+    dir: string,
+    unlock: () => Promise<void>,
+    warn: (message: string) => void,
+  ): Promise<FileStore> {
     const store = new FileStore(dir, unlock);
-    const present = new Set(
-      (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name),
-    );
+    for (const e of await readdir(dir, { withFileTypes: true }))
+      if (e.isDirectory()) store.present.add(e.name);
+    // Small mirrored collections are read now (requests peek them); the others are usable at
+    // once (LazyCollection) and read in the background, one collection after the other.
+    const lazy: LazyCollection<unknown>[] = [];
     for (const [name, spec] of Object.entries(COLLECTIONS)) {
-      if (!spec.durable || !present.has(name)) continue;
+      if (!spec.durable || !store.present.has(name)) continue;
       const col = store.open(name);
-      const colDir = join(dir, name);
-      for (const shard of await readdir(colDir, { withFileTypes: true })) {
-        if (!shard.isDirectory()) continue;
-        const shardDir = join(colDir, shard.name);
-        const names = (await readdir(shardDir)).filter((n) => n.endsWith('.json'));
-        const bodies = await Promise.all(names.map((n) => readFile(join(shardDir, n), 'utf8')));
-        names.forEach((n, i) => {
-          col.restore(decodeURIComponent(n.slice(0, -5)), JSON.parse(bodies[i]!));
+      if (col instanceof LazyCollection) lazy.push(col);
+      else await store.readAll(name, (id, value) => col.restore(id, value));
+    }
+    // Begun a moment after open, so the load does not compete with the rest of start-up and
+    // the first requests; whatever needs a whole collection sooner starts its load itself.
+    const begin = new Promise<void>((resolve) => {
+      store.beginLoad = resolve;
+      setTimeout(resolve, BACKGROUND_AFTER_MS).unref();
+    });
+    store.background = begin.then(async () => {
+      for (const col of lazy) {
+        if (store.closing) break;
+        // Start-up went on without this collection; whatever needs all of it gets the error
+        // (and tries the load again), and the log says so now rather than at that moment.
+        await col.load().catch((e: Error) => warn(`state/${col.name}: background load failed: ${e.message}`));
+      }
+    });
+    return store;
+  }
+
+  /**
+   * Every record file of `col`, BATCH at a time with a turn of the event loop between batches,
+   * so a background load of 200,000 files leaves room for requests.
+   */
+  private async readAll(col: string, restore: (id: string, value: unknown) => void): Promise<void> {
+    const colDir = join(this.dir, col);
+    for (const shard of await readdirOrNone(colDir)) {
+      const shardDir = join(colDir, shard);
+      // Not remembered in madeDirs: a clear() while this runs may remove the folder again.
+      const names = (await readdirOrNone(shardDir)).filter((n) => n.endsWith('.json'));
+      for (let i = 0; i < names.length; i += BATCH) {
+        const batch = names.slice(i, i + BATCH);
+        const bodies = await Promise.all(batch.map((n) => readOrNone(join(shardDir, n))));
+        batch.forEach((n, j) => {
+          const body = bodies[j];
+          if (body !== undefined) restore(decodeURIComponent(n.slice(0, -5)), JSON.parse(body));
         });
-        store.madeDirs.add(join(name, shard.name));
+        await new Promise((r) => setImmediate(r));
+        // Closing does not wait for the rest of a load nobody will use.
+        if (this.closing) throw new Error(`file store ${this.dir} closed while loading ${col}`);
       }
     }
-    return store;
+  }
+
+  /** One record's file, or undefined when there is none. */
+  private async readOne(col: string, id: string): Promise<unknown> {
+    const body = await readOrNone(this.path(col, id));
+    return body === undefined ? undefined : JSON.parse(body);
+  }
+
+  /** Resolves once the background load of every collection finished (tests, benchmarks). */
+  loaded(): Promise<void> {
+    this.beginLoad();
+    return this.background;
   }
 
   protected override makeCollection(name: string, spec: CollectionSpec): MemoryCollection<unknown> {
     if (!spec.durable) return new MemoryCollection(name, spec);
-    return new MemoryCollection(name, spec, {
+    const persistence: Persistence = {
       write: (id, value) => this.enqueue(name, id, () => this.write(name, id, value)),
       remove: (id) => this.enqueue(name, id, () => this.remove(name, id)),
-    });
+    };
+    if (spec.mirrored) return new MemoryCollection(name, spec, persistence);
+    const source = {
+      read: (id: string) => this.readOne(name, id),
+      readAll: (restore: (id: string, value: unknown) => void) => this.readAll(name, restore),
+    };
+    return new LazyCollection(name, spec, persistence, source, !this.present.has(name));
   }
 
   private shardOf(col: string, id: string): string {
@@ -123,6 +184,7 @@ export class FileStore extends MemoryStore {
 
   override async clear(): Promise<void> {
     await this.flush();
+    this.present.clear();
     await super.clear();
     this.files.clear();
     const entries = await readdir(this.dir, { withFileTypes: true });
@@ -139,6 +201,9 @@ export class FileStore extends MemoryStore {
   }
 
   override async close(): Promise<void> {
+    this.closing = true;
+    this.beginLoad();
+    await this.background;
     await this.flush();
     await this.unlock();
   }
@@ -152,4 +217,30 @@ export function shardName(id: string): string {
     h = Math.imul(h, 0x01000193);
   }
   return ((h >>> 0) & 0xff).toString(16).padStart(2, '0');
+}
+
+/** How long after open the background load begins (start-up takes about a third of this). */
+const BACKGROUND_AFTER_MS = 1000;
+
+/** Files read at once by a load: enough to keep the disk busy, few enough not to hold up requests. */
+const BATCH = 16;
+
+async function readdirOrNone(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (e) {
+    // ENOTDIR: a stray file where a folder was expected holds no records.
+    if (['ENOENT', 'ENOTDIR'].includes((e as NodeJS.ErrnoException).code ?? '')) return [];
+    throw e;
+  }
+}
+
+/** A file's text, or undefined when it is gone (deleted by a request while a load ran). */
+async function readOrNone(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
 }

@@ -16,12 +16,16 @@ export interface StoreChoice {
  * lock: several instances may use one folder), memory, or the file store under `<dataDir>/state`.
  * The PostgreSQL driver is loaded only when asked for.
  */
-export async function openStore(opts: StoreChoice): Promise<Store> {
+export async function openStore(
+  opts: StoreChoice,
+  /** Told what the file store's background load could not read (a corrupt record file). */
+  warn: (message: string) => void = () => {},
+): Promise<Store> {
   if (opts.store !== undefined) {
     const { PgStore } = await import('./postgres/pgStore.js');
     return PgStore.open(opts.store);
   }
-  return opts.inMemory ? new MemoryStore() : FileStore.open(join(opts.dataDir, 'state'));
+  return opts.inMemory ? new MemoryStore() : FileStore.open(join(opts.dataDir, 'state'), warn);
 }
 
 /** A store that keeps the uploaded bytes too (PostgreSQL: every instance serves every blob). */

@@ -1,0 +1,167 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { shardName } from '../server/store/fileStore.js';
+import { type Benchmark, drive, fmt, median, spawnSimulator } from './lib.js';
+
+const CLIENT = 'demo-client-us';
+const SECRET = 'demo-secret-us-0000';
+
+/** Resident memory of a process, MiB (Linux /proc). */
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/**
+ * `n` records of `col` written straight in the file store's format (store/fileStore.ts), 256
+ * files at a time: far faster than through the simulator, and the same bytes.
+ */
+async function writeRecords(state: string, col: string, n: number, make: (i: number) => [string, object]) {
+  const made = new Set<string>();
+  for (let i = 0; i < n; i += 256) {
+    const batch: Promise<void>[] = [];
+    for (let j = i; j < Math.min(n, i + 256); j++) {
+      const [id, value] = make(j);
+      const dir = join(state, col, shardName(id));
+      if (!made.has(dir)) {
+        await mkdir(dir, { recursive: true });
+        made.add(dir);
+      }
+      batch.push(writeFile(join(dir, `${encodeURIComponent(id)}.json`), JSON.stringify(value, null, 2)));
+    }
+    await Promise.all(batch);
+  }
+}
+
+const task = (i: number): [string, object] => {
+  const id = `tr_bench${String(i).padStart(8, '0')}`;
+  return [
+    id,
+    {
+      transcription_id: id,
+      client_id: CLIENT,
+      file_url: `https://example.com/audio/${i}.mp3`,
+      params: { language: 'en' },
+      created_ms: 1_700_000_000_000 + i,
+      source: { kind: 'external' },
+    },
+  ];
+};
+
+const upload = (i: number): [string, object] => {
+  const id = `up_bench${String(i).padStart(8, '0')}`;
+  return [
+    id,
+    {
+      upload_id: id,
+      file_id: `file_bench${String(i).padStart(8, '0')}`,
+      client_id: CLIENT,
+      sub: 'demo-user-0001',
+      filetype: 'mp3',
+      filesize: 1_000_000,
+      chunk_size: 5_242_880,
+      part_count: 1,
+      created_ms: 1_700_000_000_000 + i,
+      expires_ms: 4_102_444_800_000,
+    },
+  ];
+};
+
+interface Start {
+  /** Spawn to the first authenticated 200 (a binding GET). */
+  ms: number;
+  rss: number;
+  /** Spawn until a listing that needs every record answered (the background load finished). */
+  loadedMs: number;
+  loadedRss: number;
+  /** Binding GET wall µs (sequential) while the background load runs, and after it. */
+  duringUs: number;
+  afterUs: number;
+}
+
+/** Spawn on `dataDir`, time spawn → first authenticated 200, then wait for a full listing. */
+async function start(dataDir: string): Promise<Start> {
+  const t0 = performance.now();
+  const sim = await spawnSimulator(['--data-dir', dataDir]);
+  try {
+    const api = `${sim.url}/developer/api`;
+    const post = async (url: string, headers: Record<string, string>, body?: string) => {
+      const r = await fetch(url, { method: 'POST', headers, body });
+      if (r.status !== 200) throw new Error(`${url}: ${r.status} ${await r.text()}`);
+      return ((await r.json()) as { access_token: string }).access_token;
+    };
+    const basic = Buffer.from(`${CLIENT}:${SECRET}`).toString('base64');
+    const partner = await post(`${api}/oauth/partner/access-token`, { authorization: `Basic ${basic}` });
+    const user = await post(
+      `${api}/open/partner/users/access-token`,
+      { authorization: `Bearer ${partner}`, 'content-type': 'application/json' },
+      JSON.stringify({ user_id: 'demo-user-0001' }),
+    );
+    const binding = `${api}/open/partner/sdk/binding?type=notepro&sn=8810B30227290003`;
+    const headers = { authorization: `Bearer ${user}` };
+    const r = await fetch(binding, { headers });
+    await r.arrayBuffer();
+    if (r.status !== 200) throw new Error(`binding GET answered ${r.status}`);
+    const ms = performance.now() - t0;
+    const rss = rssMiB(sim.child.pid!);
+    // The load begins about a second after open: requests meanwhile show what it costs them.
+    await new Promise((res) => setTimeout(res, Math.max(0, 1500 - ms)));
+    const duringUs = await drive(binding, headers, 500);
+    const listing = await fetch(`${sim.url}/__admin/transcriptions?client_id=${CLIENT}`);
+    await listing.arrayBuffer();
+    if (listing.status !== 200) throw new Error(`transcription listing answered ${listing.status}`);
+    const loadedMs = performance.now() - t0;
+    const loadedRss = rssMiB(sim.child.pid!);
+    return { ms, rss, loadedMs, loadedRss, duringUs, afterUs: await drive(binding, headers, 500) };
+  } finally {
+    await sim.stop();
+  }
+}
+
+/**
+ * Issue 16 target 3: start-up on a data folder holding 100,000 transcription tasks and 100,000
+ * upload sessions, against the same start-up on an empty folder in the same run. The records
+ * are read in the background after listening (store/lazyCollection.ts); the time a listing
+ * that needs them all waits, and the memory they take, are printed too.
+ */
+export const startupStoredBenchmark: Benchmark = {
+  name: 'start-up with stored records',
+  target: 'spawn to first authenticated 200 with 100k tasks + 100k uploads stored <= 1 s; RSS printed',
+  async run({ quick, flags }) {
+    const n = Number(flags.records ?? (quick ? 20_000 : 100_000));
+    const runs = quick ? 2 : 3;
+    const root = await mkdtemp(join(tmpdir(), 'sim-bench-stored-'));
+    try {
+      // Both folders started once first (fixtures loaded, as a real one); then one is filled.
+      const bare = join(root, 'empty');
+      const full = join(root, 'full');
+      await start(bare);
+      await start(full);
+      const empty: Start[] = [];
+      for (let i = 0; i < runs; i++) empty.push(await start(bare));
+      const w0 = performance.now();
+      await writeRecords(join(full, 'state'), 'transcriptions', n, task);
+      await writeRecords(join(full, 'state'), 'uploads', n, upload);
+      const writeS = (performance.now() - w0) / 1000;
+      const stored: Start[] = [];
+      for (let i = 0; i < runs; i++) stored.push(await start(full));
+      const e = median(empty.map((s) => s.ms));
+      const s = median(stored.map((x) => x.ms));
+      const mid = (xs: Start[], f: (x: Start) => number) => fmt(median(xs.map(f)));
+      return {
+        ok: s <= 1000,
+        lines: [
+          `records: ${n} tasks + ${n} uploads (written in ${fmt(writeS)} s)`,
+          `empty data folder:  median ${fmt(e)} ms to the first authenticated 200 over ${runs} runs, RSS ${mid(empty, (x) => x.rss)} MiB`,
+          `stored records:     median ${fmt(s)} ms (${fmt(s / e, 2)}x empty), RSS ${mid(stored, (x) => x.rss)} MiB`,
+          `background load:    every record in memory ${mid(stored, (x) => x.loadedMs / 1000)} s after spawn, RSS then ${mid(stored, (x) => x.loadedRss)} MiB (empty: ${mid(empty, (x) => x.loadedRss)} MiB)`,
+          `binding GET while loading: ${mid(stored, (x) => x.duringUs)} us/request, after: ${mid(stored, (x) => x.afterUs)} us (empty folder: ${mid(empty, (x) => x.afterUs)} us)`,
+        ],
+      };
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  },
+};
