@@ -78,6 +78,13 @@ async function loadedSimulator(store: BenchStore, records: number, rules: number
     faults: rules - 1,
   });
   const fleet = await startFleet(store);
+  // The file store reads big collections in the background after start-up: a listing of each
+  // waits for its load, so the measurement sees the steady state (start-up is target 3's).
+  for (const col of ['uploads', 'transcriptions']) {
+    const r = await fetch(`${fleet.urls[0]}/__admin/${col}?client_id=${SOAK_APPS[0].client_id}`);
+    await r.arrayBuffer();
+    if (r.status !== 200) throw new Error(`listing ${col} answered ${r.status}`);
+  }
   return { fleet, seededMs: performance.now() - t0, copyMs };
 }
 
@@ -151,7 +158,7 @@ export const faultMatchingBenchmark: Benchmark = {
         const name = kind === 'file' ? 'file store' : 'PostgreSQL';
         lines.push(
           `${name}: ${records} records + ${rules} rules of another app stored in ${fmt(loaded.seededMs / 1000)} s ` +
-            `(${kind === 'file' ? 'copied through the store API' : 'copied in SQL'} in ${fmt(loaded.copyMs / 1000)} s)`,
+            `(${kind === 'file' ? 'copies written as record files' : 'copied in SQL'} in ${fmt(loaded.copyMs / 1000)} s)`,
           `  empty instance:            ${fmt(r.base)} us/req (median of ${rounds} x ${n} sequential)`,
           `  with records and rules:    ${fmt(r.loaded)} us/req`,
           `  ratio: ${fmt(ratio, 2)}x (target <= 1.2)${ratio <= 1.2 ? '' : ' MISSED'}`,
