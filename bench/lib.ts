@@ -8,6 +8,8 @@ export interface Benchmark {
   name: string;
   /** What the numbers must show, as the issue states it. */
   target: string;
+  /** Measures PostgreSQL too: run.ts finds or starts a cluster first (postgres.ts). */
+  needsPg?: boolean;
   run(args: BenchArgs): Promise<BenchResult>;
 }
 
@@ -167,8 +169,17 @@ export async function bindingRequest(
   return { url: baseUrl + BINDING_PATH, headers: { authorization: `Bearer ${await userToken(baseUrl)}` } };
 }
 
-/** CPU time (user + system) a process has used so far, in microseconds (Linux /proc). */
+/** The fields of /proc/<pid>/stat after the command name (state, ppid, …); undefined once it is gone. */
+export function procStat(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system) a process has used so far, in microseconds (Linux /proc); 0 once gone. */
 export function cpuUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  const fields = procStat(pid);
+  return fields ? ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100 : 0;
 }

@@ -15,7 +15,13 @@ export interface LoadResult {
   rps: number;
   p50Us: number;
   p99Us: number;
+  /** Every measured latency, ms, ascending: for merging runs against several servers. */
+  latenciesMs: number[];
 }
+
+/** The `p` quantile (0..1) of ascending `sorted`, 0 when empty. */
+export const quantile = (sorted: number[], p: number): number =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]! : 0;
 
 function rawRequest(r: LoadRequest): Buffer {
   const u = new URL(r.url);
@@ -123,12 +129,12 @@ export async function load(
   await Promise.all(done);
   for (const s of sockets) s.destroy();
   lat.sort((a, b) => a - b);
-  const pct = (p: number) => (lat.length ? lat[Math.min(lat.length - 1, Math.floor(lat.length * p))]! : 0);
   return {
     requests: lat.length,
     bad,
     rps: (lat.length * 1000) / elapsed,
-    p50Us: pct(0.5) * 1000,
-    p99Us: pct(0.99) * 1000,
+    p50Us: quantile(lat, 0.5) * 1000,
+    p99Us: quantile(lat, 0.99) * 1000,
+    latenciesMs: lat,
   };
 }

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PgStore } from '../server/store/postgres/pgStore.js';
 import { type Benchmark, fmt, median } from './lib.js';
+import { benchDatabase } from './postgres.js';
 
 type Rec = { id: string; owner: { client_id: string }; pad: string };
 const rec = (i: number): Rec => ({ id: `r${i}`, owner: { client_id: `c${i % 10}` }, pad: 'x'.repeat(200) });
@@ -18,16 +19,18 @@ async function latency(rounds: number, op: (i: number) => Promise<unknown>): Pro
 
 /**
  * What one PostgreSQL store operation costs on this machine (loopback): single-row reads and
- * writes, the per-request `sync` when nothing changed, and the blob store's throughput. The
- * database comes from `--pg <url>` or PARTNER_SIM_TEST_PG (e.g. under .ci/with-postgres).
+ * writes, the per-request `sync` when nothing changed, and the blob store's throughput, on a
+ * fresh database of the bench's PostgreSQL (postgres.ts).
  */
 export const pgStoreBenchmark: Benchmark = {
   name: 'postgres store operations',
   target: 'reports single-row latency (µs, median) and blob MB/s; no target',
-  async run({ quick, flags }) {
-    const url = flags.pg ?? process.env.PARTNER_SIM_TEST_PG;
-    if (!url) return { lines: ['skipped: pass --pg postgres://… or set PARTNER_SIM_TEST_PG'], ok: true };
-    const store = await PgStore.open(url, { listen: false });
+  needsPg: true,
+  async run(args) {
+    const { quick, flags } = args;
+    const db = await benchDatabase(args);
+    if ('skip' in db) return { lines: [`skipped: ${db.skip}`], ok: true };
+    const store = await PgStore.open(db.url, { listen: false });
     try {
       await store.clear();
       const rounds = quick ? 300 : 2000;
@@ -66,6 +69,7 @@ export const pgStoreBenchmark: Benchmark = {
       return { lines, ok: true };
     } finally {
       await store.close();
+      await db.drop();
     }
   },
 };

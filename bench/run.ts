@@ -1,7 +1,9 @@
 import { anchorsBenchmark } from './anchors.js';
 import { faultMatchingBenchmark } from './faultMatching.js';
 import { type Benchmark, fmt } from './lib.js';
+import { manyInstancesBenchmark } from './manyInstances.js';
 import { pgStoreBenchmark } from './pgStore.js';
+import { givenPgUrl, markStartedUnderPostgres, rerunUnderPostgres, skipOnlyPg } from './postgres.js';
 import { requestOverheadBenchmark } from './requestOverhead.js';
 import { startupBenchmark } from './startup.js';
 import { startupStoredBenchmark } from './startupStored.js';
@@ -21,6 +23,7 @@ export const benchmarks: Benchmark[] = [
   uploadMemoryBenchmark,
   faultMatchingBenchmark,
   pgStoreBenchmark,
+  manyInstancesBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--quick] [--anchors] [--only <name substring>] [--<flag> <value> ...]
@@ -32,11 +35,14 @@ ${benchmarks.map((b) => `  ${b.name.padEnd(32)} ${b.target}`).join('\n')}
               (installs Prism and WireMock from npm into a temporary folder; not part of CI)
   --quick     smaller workloads
   --only X    run the benchmarks whose name contains X
+  --pg URL    the PostgreSQL server to measure on (a database per measurement is created and
+              dropped); default PARTNER_SIM_TEST_PG, else a throw-away cluster (.ci/with-postgres)
   --help      this text
 Other --key value pairs are passed to the benchmarks (e.g. --size-mib 64 for the upload).
 `;
 
 async function main(argv: string[]): Promise<number> {
+  markStartedUnderPostgres();
   const flags: Record<string, string> = {};
   let quick = false;
   let anchors = false;
@@ -61,6 +67,11 @@ async function main(argv: string[]): Promise<number> {
   if (chosen.length === 0) {
     process.stderr.write(`bench: no benchmark matches ${only}\n`);
     return 2;
+  }
+  if (chosen.some((b) => b.needsPg) && !givenPgUrl(flags)) {
+    const under = await rerunUnderPostgres(argv);
+    if ('code' in under) return under.code;
+    Object.assign(flags, skipOnlyPg(under.skip));
   }
   let failed = 0;
   for (const b of chosen) {

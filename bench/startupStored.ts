@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { shardName } from '../server/store/fileStore.js';
 import { type Benchmark, drive, fmt, median, spawnSimulator } from './lib.js';
+import { writeRecords } from './seedStore.js';
 
 const CLIENT = 'demo-client-us';
 const SECRET = 'demo-secret-us-0000';
@@ -12,27 +12,6 @@ const SECRET = 'demo-secret-us-0000';
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : Number.NaN;
-}
-
-/**
- * `n` records of `col` written straight in the file store's format (store/fileStore.ts), 256
- * files at a time: far faster than through the simulator, and the same bytes.
- */
-async function writeRecords(state: string, col: string, n: number, make: (i: number) => [string, object]) {
-  const made = new Set<string>();
-  for (let i = 0; i < n; i += 256) {
-    const batch: Promise<void>[] = [];
-    for (let j = i; j < Math.min(n, i + 256); j++) {
-      const [id, value] = make(j);
-      const dir = join(state, col, shardName(id));
-      if (!made.has(dir)) {
-        await mkdir(dir, { recursive: true });
-        made.add(dir);
-      }
-      batch.push(writeFile(join(dir, `${encodeURIComponent(id)}.json`), JSON.stringify(value, null, 2)));
-    }
-    await Promise.all(batch);
-  }
 }
 
 const task = (i: number): [string, object] => {

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { FileStore } from '../server/store/fileStore.js';
 import { type Benchmark, fmt, median } from './lib.js';
 
+// A declared collection (store/collections.ts) with no indexes: only the write path is timed.
 type Rec = { i: number; pad: string };
 const record = (i: number): Rec => ({ i, pad: 'x'.repeat(200) });
 
 async function fill(store: FileStore, n: number): Promise<void> {
-  const c = store.collection<Rec>('bench');
+  const c = store.collection<Rec>('transcripts');
   const batch: Promise<void>[] = [];
   for (let i = 0; i < n; i++) {
     batch.push(c.put(`r${i}`, record(i)));
@@ -19,7 +20,7 @@ async function fill(store: FileStore, n: number): Promise<void> {
 
 async function timedPut(store: FileStore, i: number): Promise<number> {
   const t = process.hrtime.bigint();
-  await store.collection<Rec>('bench').put(`probe-${i % 20}`, record(i));
+  await store.collection<Rec>('transcripts').put(`probe-${i % 20}`, record(i));
   return Number(process.hrtime.bigint() - t) / 1000;
 }
 

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { PgStore } from '../store/postgres/pgStore.js';
+import { createDatabase } from './pgDatabases.js';
 
 /**
  * PostgreSQL for tests: `.ci/with-postgres` (CI runs the suite under it) starts a throw-away
@@ -12,26 +13,10 @@ export const testPgUrl: string | undefined = process.env.PARTNER_SIM_TEST_PG || 
 export const PG_SKIP_REASON =
   'needs PostgreSQL: set PARTNER_SIM_TEST_PG=postgres://… or run under .ci/with-postgres';
 
-let made = 0;
-
 /** A new empty database on the test cluster; `drop` removes it (connections and all). */
 export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!testPgUrl) throw new Error(PG_SKIP_REASON);
-  const name = `ps_${process.pid}_${++made}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(testPgUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: testPgUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
+  return createDatabase(testPgUrl);
 }
 
 /**
