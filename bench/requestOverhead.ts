@@ -1,9 +1,13 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type Benchmark, bindingRequest, fmt, spawnBareExpress, spawnSimulator } from './lib.js';
 import { average, describeRound, mixed, type Round, round } from './loadRounds.js';
 
 /**
- * The authenticated binding GET on a simulator with its DEFAULT settings (request validation,
- * the journal, the default log level, its lines read by this process) against a tuned bare
+ * The authenticated binding GET on a simulator with its DEFAULT settings (the embedded file
+ * store in a data folder of its own, request validation, the journal, the default log level,
+ * its lines read by this process) against a tuned bare
  * Express 5 route answering the same JSON. Both run as child processes under the same
  * closed-loop load, in alternating rounds so a shared machine's drift hits both alike.
  */
@@ -14,7 +18,8 @@ export const requestOverheadBenchmark: Benchmark = {
     const durationMs = Number(flags['duration-ms'] ?? (quick ? 2000 : 5000));
     const rounds = quick ? 1 : 2;
     const connections = Number(flags.connections ?? 8);
-    const sim = await spawnSimulator(['--in-memory'], [], { quiet: false });
+    const dataDir = await mkdtemp(join(tmpdir(), 'partner-sim-bench-'));
+    const sim = await spawnSimulator(['--data-dir', dataDir], [], { quiet: false });
     try {
       const simReq = await bindingRequest(sim.url);
       const body = await (await fetch(simReq.url, { headers: simReq.headers })).text();
@@ -47,6 +52,7 @@ export const requestOverheadBenchmark: Benchmark = {
       };
     } finally {
       await sim.stop();
+      await rm(dataDir, { recursive: true, force: true });
     }
   },
 };
