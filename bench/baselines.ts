@@ -52,7 +52,7 @@ export const startFileServer = (files: string[]) => startChild(FILE_SERVER, file
 /** A bare server writing each PUT body to a file in `dir` (see SINK_SERVER). */
 export const startSinkServer = (dir: string) => startChild(SINK_SERVER, [dir]);
 
-function startChild(script: string, args: string[]): Promise<{ url: string; stop(): void }> {
+function startChild(script: string, args: string[]): Promise<{ url: string; pid: number; stop(): void }> {
   const child = spawn(process.execPath, ['-e', script, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -64,7 +64,7 @@ function startChild(script: string, args: string[]): Promise<{ url: string; stop
       child.removeAllListeners('exit');
       child.stdout!.removeAllListeners('data');
       child.stdout!.removeAllListeners('data');
-      resolve({ url: `http://127.0.0.1:${port}/`, stop: () => child.kill() });
+      resolve({ url: `http://127.0.0.1:${port}/`, pid: child.pid!, stop: () => child.kill() });
     });
   });
 }

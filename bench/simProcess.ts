@@ -8,6 +8,8 @@ export interface SimHandle {
   url: string;
   /** Resident set size of the simulator process, bytes. */
   rssBytes(): Promise<number>;
+  /** Its process id, when it is a child process (CPU time is read from /proc). */
+  pid?: number;
   stop(): Promise<void>;
   /** Its `--data-dir`, when its bytes are on disk (the download baseline reads them). */
   dataDir?: string;
@@ -31,6 +33,7 @@ export async function startDiskSim(extraArgs: string[] = []): Promise<SimHandle>
   return {
     url: sim.url,
     dataDir,
+    pid: sim.child.pid!,
     rssBytes: () => procRss(sim.child.pid!),
     async stop() {
       await sim.stop();

@@ -1,15 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { completeUpload, startUpload } from '../server/client/steps.js';
 import { DEMO_US, userToken } from '../server/testing/http.js';
 import { compareDownloads, partFiles, startFileServer, startSinkServer } from './baselines.js';
-import { type Benchmark, type BenchResult, fmt } from './lib.js';
+import { type Benchmark, type BenchResult, cpuUs, fmt } from './lib.js';
 import { type SimHandle, startDiskSim } from './simProcess.js';
 
 const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+/** The cores client and server share (the bench runs both on this machine). */
+const CORES = availableParallelism();
 /** Issue 16's targets: PUT throughput against one thread's MD5 speed, complete-upload's time,
  * a full download against a plain file read stream of the same bytes. */
 const UPLOAD_RATIO = 0.6;
@@ -121,11 +124,13 @@ export async function runUploadMemory(opts: UploadMemoryOptions = {}): Promise<U
     const afterStart = await sim.rssBytes();
     const stopSampling = sampler(() => sim.rssBytes());
 
+    const cpu = cpuMeter(sim.pid, size);
     const t0 = performance.now();
     const s = await startUpload(api, user, size);
     if (s.ChunkSize !== partBytes) throw new Error(`server ChunkSize ${s.ChunkSize} ≠ ${partBytes}`);
     const etags = await putAll(s.Parts, concurrency, body);
     const t1 = performance.now();
+    const simCpu = cpu();
     const part_list = etags.map((ETag, i) => ({ PartNumber: i + 1, ETag }));
     const done = await completeUpload(api, user, {
       file_id: s.FileId,
@@ -176,8 +181,14 @@ export async function runUploadMemory(opts: UploadMemoryOptions = {}): Promise<U
         `MD5 of the same bytes, one thread: ${md5Rate.toFixed(0)} MiB/s (best of before and after)`,
         `PUT throughput:   ${putRate.toFixed(0)} MiB/s = ${(putRate / md5Rate).toFixed(2)} × MD5 speed (target ≥ ${UPLOAD_RATIO}) ${mark(checks.upload)}`,
         bare
-          ? `(a bare server writing the same PUTs to disk, no hashing: ${bare.toFixed(0)} MiB/s = ${(bare / md5Rate).toFixed(2)} × MD5 speed; the simulator reaches ${(putRate / bare).toFixed(2)} × it)`
+          ? `(a bare server writing the same PUTs to disk, no hashing: ${bare.rate.toFixed(0)} MiB/s = ${(bare.rate / md5Rate).toFixed(2)} × MD5 speed; the simulator reaches ${(putRate / bare.rate).toFixed(2)} × it)`
           : '(no bare-server ceiling measured: in-process simulator)',
+        ...(bare
+          ? [
+              `CPU per GiB of PUTs (core-seconds): bare server ${fmt(bare.cpu.server, 2)} + its client ${fmt(bare.cpu.client, 2)}; simulator ${fmt(simCpu.server, 2)} (threads included) + its client ${fmt(simCpu.client, 2)}; MD5 ${fmt(1024 / md5Rate, 2)} a pass, 2 passes`,
+              `CPU ceiling on ${CORES} cores (bare costs + 2 MD5 passes): ${cpuCeiling(bare.cpu, md5Rate).toFixed(0)} MiB/s = ${(cpuCeiling(bare.cpu, md5Rate) / md5Rate).toFixed(2)} × MD5 speed${cpuCeiling(bare.cpu, md5Rate) / md5Rate < UPLOAD_RATIO ? `: below the target, which these ${CORES} cores cannot reach` : ''}`,
+            ]
+          : []),
         `complete-upload:  ${completeMs.toFixed(0)} ms (target ≤ ${COMPLETE_MS}) ${mark(checks.complete)}; end to end ${totalRate.toFixed(0)} MiB/s`,
         `server RSS: ${fmtMiB(afterStart)} at start, peak ${fmtMiB(peak)}, growth ${fmtMiB(growth)} (limit ${fmtMiB(rssLimit)}) ${mark(checks.rss)}`,
         dl
@@ -216,7 +227,10 @@ async function putAll(
   return etags;
 }
 
-/** MiB/s of the same PUTs into a bare disk-writing server (the machine's ceiling). */
+/**
+ * MiB/s of the same PUTs into a bare disk-writing server (the machine's ceiling), and the CPU
+ * both sides spent (core-seconds per GiB): the least that moving the bytes costs here.
+ */
 async function bareUploadRate(parts: number, concurrency: number, body: (n: number) => Buffer, size: number) {
   const dir = await mkdtemp(join(tmpdir(), 'partner-sim-bare-'));
   const server = await startSinkServer(dir);
@@ -225,13 +239,39 @@ async function bareUploadRate(parts: number, concurrency: number, body: (n: numb
       PartNumber: i + 1,
       PresignedUrl: `${server.url}${i + 1}`,
     }));
+    const cpu = cpuMeter(server.pid, size);
     const t0 = performance.now();
     await putAll(urls, concurrency, body);
-    return size / MiB / ((performance.now() - t0) / 1000);
+    return { rate: size / MiB / ((performance.now() - t0) / 1000), cpu: cpu() };
   } finally {
     server.stop();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Core-seconds per GiB spent from now on by this process (the client) and by `pid` (a server). */
+function cpuMeter(pid: number | undefined, size: number): () => { client: number; server: number } {
+  const c0 = process.cpuUsage();
+  const s0 = pid === undefined ? 0 : cpuUs(pid);
+  return () => {
+    const c = process.cpuUsage(c0);
+    const perGiB = (us: number) => us / 1e6 / (size / GiB);
+    return {
+      client: perGiB(c.user + c.system),
+      server: pid === undefined ? Number.NaN : perGiB(cpuUs(pid) - s0),
+    };
+  };
+}
+
+/**
+ * Whether two cores can hold `ratio` × MD5 speed at all: every byte is hashed twice (its
+ * part's ETag, and the whole file's MD5 that complete-upload answers), on top of what the bare
+ * server and its client spend moving it. The fastest rate those costs allow, in MiB/s.
+ */
+function cpuCeiling(bare: { client: number; server: number }, md5Rate: number): number {
+  const md5PerGiB = 1024 / md5Rate;
+  const perGiB = bare.client + bare.server + 2 * md5PerGiB;
+  return (CORES * 1024) / perGiB;
 }
 
 /** The simulator's DownloadUrl against a file server of the same blobs (best of two each). */
