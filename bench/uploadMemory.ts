@@ -1,18 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { completeUpload, startUpload } from '../server/client/steps.js';
 import { DEMO_US, userToken } from '../server/testing/http.js';
 import { compareDownloads, partFiles, startFileServer, startSinkServer } from './baselines.js';
-import { type Benchmark, type BenchResult, cpuUs, fmt } from './lib.js';
+import { CORES, cpuCeiling, cpuMeter } from './cpuBudget.js';
+import { type Benchmark, type BenchResult, fmt } from './lib.js';
 import { type SimHandle, startDiskSim } from './simProcess.js';
 
 const MiB = 1024 * 1024;
-const GiB = 1024 * MiB;
-/** The cores client and server share (the bench runs both on this machine). */
-const CORES = availableParallelism();
 /** Issue 16's targets: PUT throughput against one thread's MD5 speed, complete-upload's time,
  * a full download against a plain file read stream of the same bytes. */
 const UPLOAD_RATIO = 0.6;
@@ -247,31 +245,6 @@ async function bareUploadRate(parts: number, concurrency: number, body: (n: numb
     server.stop();
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-/** Core-seconds per GiB spent from now on by this process (the client) and by `pid` (a server). */
-function cpuMeter(pid: number | undefined, size: number): () => { client: number; server: number } {
-  const c0 = process.cpuUsage();
-  const s0 = pid === undefined ? 0 : cpuUs(pid);
-  return () => {
-    const c = process.cpuUsage(c0);
-    const perGiB = (us: number) => us / 1e6 / (size / GiB);
-    return {
-      client: perGiB(c.user + c.system),
-      server: pid === undefined ? Number.NaN : perGiB(cpuUs(pid) - s0),
-    };
-  };
-}
-
-/**
- * Whether two cores can hold `ratio` × MD5 speed at all: every byte is hashed twice (its
- * part's ETag, and the whole file's MD5 that complete-upload answers), on top of what the bare
- * server and its client spend moving it. The fastest rate those costs allow, in MiB/s.
- */
-function cpuCeiling(bare: { client: number; server: number }, md5Rate: number): number {
-  const md5PerGiB = 1024 / md5Rate;
-  const perGiB = bare.client + bare.server + 2 * md5PerGiB;
-  return (CORES * 1024) / perGiB;
 }
 
 /** The simulator's DownloadUrl against a file server of the same blobs (best of two each). */
