@@ -49,20 +49,7 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // First for every request: its shared locals, the store's sync (a shared store's writes by
-  // other instances), then journal + request log. Then the fault and rate-limit hooks.
   const control = controlHooks(services);
-  app.use(
-    requestRecorder(
-      services,
-      surfaceClassifier(
-        API_PREFIXES.map(([p]) => p),
-        STORAGE_PREFIX,
-        ADMIN_PREFIX,
-      ),
-    ),
-  );
-
   const storage = Router();
   mountOperations(storage, apiSpec(), apiHandlers, {
     services,
@@ -87,8 +74,21 @@ export function createApp(deps: AppDeps): express.Express {
   });
   api.use(notFound);
 
-  // Partner API requests that name an operation exactly skip the walk through the routers.
-  app.use(operationDispatcher(API_PREFIXES, apiOperations, (p) => slashRedirectTarget(p) !== undefined));
+  // First for every request: its shared locals, the store's sync (a shared store's writes by
+  // other instances), then journal + request log. Then partner API requests that name an
+  // operation exactly skip the walk through the routers (the dispatcher, called by the
+  // recorder itself), and meet the fault and rate-limit hooks.
+  app.use(
+    requestRecorder(
+      services,
+      surfaceClassifier(
+        API_PREFIXES.map(([p]) => p),
+        STORAGE_PREFIX,
+        ADMIN_PREFIX,
+      ),
+      operationDispatcher(API_PREFIXES, apiOperations, (p) => slashRedirectTarget(p) !== undefined),
+    ),
+  );
   app.use(STORAGE_PREFIX, surface('storage'), storage, noSuchKey);
   for (const [prefix, region] of API_PREFIXES) app.use(prefix, surface('api', region), api);
 

@@ -23,11 +23,17 @@ export function surfaceClassifier(
   storagePrefix: string,
   adminPrefix: string,
 ): (url: string) => Surface | undefined {
-  const under = (url: string, p: string) => url === p || url.startsWith(`${p}/`) || url.startsWith(`${p}?`);
+  // Runs on every request: the `prefix/` and `prefix?` spellings are built once, not per call.
+  const spellings = (p: string) => [p, `${p}/`, `${p}?`] as const;
+  const under = (url: string, [p, slash, query]: readonly [string, string, string]) =>
+    url === p || url.startsWith(slash) || url.startsWith(query);
+  const storage = spellings(storagePrefix);
+  const admin = spellings(adminPrefix);
+  const api = apiPrefixes.map(spellings);
   return (url) => {
-    if (under(url, storagePrefix)) return 'storage';
-    if (under(url, adminPrefix)) return 'admin';
-    if (apiPrefixes.some((p) => under(url, p))) return 'api';
+    if (under(url, storage)) return 'storage';
+    if (under(url, admin)) return 'admin';
+    for (const p of api) if (under(url, p)) return 'api';
     return undefined;
   };
 }

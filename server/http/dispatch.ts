@@ -42,7 +42,8 @@ export function operationDispatcher(
   mounted: MountedOperation[],
   skip: (path: string) => boolean,
 ): RequestHandler {
-  const fixed = new Map<string, Target>();
+  // Method, then path: no `${method} ${path}` key string built (and hashed) per request.
+  const fixed = new Map<string, Map<string, Target>>();
   const templated = new Map<string, Target[]>();
   for (const [prefix, region] of prefixes) {
     for (const { op, chain } of mounted) {
@@ -50,7 +51,9 @@ export function operationDispatcher(
       const method = op.method.toUpperCase();
       const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
       if (names.length === 0) {
-        fixed.set(`${method} ${prefix}${op.path}`, { chain, region, names });
+        const paths = fixed.get(method) ?? new Map<string, Target>();
+        paths.set(prefix + op.path, { chain, region, names });
+        fixed.set(method, paths);
         continue;
       }
       const source = escapeRegExp(prefix + op.path).replace(/\\\{[^}]+\\\}/g, '([^/]+)');
@@ -63,7 +66,7 @@ export function operationDispatcher(
     const url = req.url;
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    let target = fixed.get(`${req.method} ${path}`);
+    let target = fixed.get(req.method)?.get(path);
     let params: Record<string, string> = {};
     if (!target) {
       for (const t of templated.get(req.method) ?? []) {

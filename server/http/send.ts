@@ -30,8 +30,8 @@ function failsSpec(
   contentType: string | undefined,
   body: unknown,
   opts: SendOptions,
+  sim = simLocals(res),
 ): boolean {
-  const sim = simLocals(res);
   if (!opts.config.validateResponses || !sim.op || sim.fault?.shaped) return false;
   const violations = validatorsFor(opts.spec).validateResponse(sim.op, status, contentType, body);
   if (violations.length === 0) return false;
@@ -49,27 +49,29 @@ export function sendJson(
   status: number,
   body: unknown,
   opts: SendOptions,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
 ): void {
-  const op = simLocals(res).op;
+  const sim = simLocals(res);
+  const op = sim.op;
   let out = body;
   const broken = opts.config.breakResponse;
   if (broken && op) {
     const [opId, field] = broken.split(':');
     if (opId === op.id && field) out = breakBody(out, field);
   }
-  if (failsSpec(res, status, 'application/json', out, opts)) return;
+  if (failsSpec(res, status, 'application/json', out, opts, sim)) return;
   // statusCode directly: the status comes from the spec's own replies, always a valid code.
-  for (const _ in headers) {
-    res.set(headers); // only when there is one: most replies carry none
-    break;
-  }
+  if (headers) res.set(headers); // most replies carry none
   res.statusCode = status;
   // What res.json + res.send would write for a JSON reply with ETags off (createApp turns them
   // off), without their walk through the app's settings, type lookup and freshness check.
   // HEAD, replies whose headers named another type, and responses whose `send` a fault
-  // wrapped (`malformed` cuts the body there) keep Express's path.
-  if (res.req.method === 'HEAD' || res.hasHeader('Content-Type') || Object.hasOwn(res, 'send')) {
+  // wrapped (`malformed` cuts the body there; only a request a fault fired on) keep Express's path.
+  if (
+    res.req.method === 'HEAD' ||
+    res.hasHeader('Content-Type') ||
+    (sim.fault && Object.hasOwn(res, 'send'))
+  ) {
     res.json(out);
     return;
   }
