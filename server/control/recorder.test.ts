@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { DEMO_US, exchangeToken, http } from '../testing/http.js';
 import { useTestServers } from '../testing/useTestServers.js';
-import { TrafficSummary } from './recorder.js';
+import { TrafficSummary } from './trafficSummary.js';
 
 const servers = useTestServers();
 
