@@ -6,10 +6,8 @@ import type { FileSource } from '../domain/fileSource.js';
 import type { CoreDeps, Lifecycle } from '../services.js';
 import { PagedSweep } from '../store/pagedSweep.js';
 import type { Collection } from '../store/store.js';
-import { probeAudio } from './audio.js';
 import {
   type AdminTask,
-  type AudioInfo,
   normalizeParams,
   type Override,
   type Result,
@@ -23,6 +21,7 @@ import {
 import { checkParams } from './paramsPolicy.js';
 import { type Heard, shapeResult } from './resultShape.js';
 import { fakeHeard, heardFor, type ResultInput } from './results.js';
+import { TaskAudio } from './taskAudio.js';
 import { taskDuration, taskExpired, taskView } from './taskState.js';
 import type { StatusView } from './timeline.js';
 
@@ -40,13 +39,10 @@ export interface TranscriptionOptions {
   transcriptFor?: (md5: string) => Promise<Transcript | undefined>;
 }
 
-type StorageSource = Extract<TaskRecord['source'], { kind: 'storage' }>;
-
 const notFound = () => SimError.notFound('TRANSCRIPTION_NOT_FOUND', 'No transcription task with this id.');
 const RESULT_CACHE = 256;
 /** Transcripts are test data, not secrets: without --seed they still follow the audio alone. */
 const RESULT_SEED = 'partner-sim';
-const AUDIO_CACHE = 1024;
 
 /**
  * Transcription tasks: submission, status (computed, never scheduled — see timeline.ts),
@@ -67,8 +63,7 @@ export class TranscriptionService implements Lifecycle {
   private readonly tasks: Collection<TaskRecord>;
   private readonly sweeping: PagedSweep<TaskRecord>;
   private readonly random: Random;
-  private readonly probes = new Map<string, Promise<TaskRecord | undefined>>();
-  private readonly audioCache = new Map<string, Promise<AudioInfo>>();
+  private readonly audio: TaskAudio;
   private readonly results = new Map<string, Heard>();
   private readonly clockOf: ClockOf;
 
@@ -77,6 +72,7 @@ export class TranscriptionService implements Lifecycle {
     private readonly opts: TranscriptionOptions = {},
   ) {
     this.tasks = deps.store.collection<TaskRecord>('transcriptions');
+    this.audio = new TaskAudio(this.tasks, opts.files);
     this.sweeping = new PagedSweep(this.tasks);
     this.clockOf = opts.clockOf ?? oneClock(deps.clock);
     this.random = deps.random.fork('transcriptions');
@@ -126,16 +122,18 @@ export class TranscriptionService implements Lifecycle {
     await this.tasks.put(rec.transcription_id, rec);
     // Read the audio now, in the background: the answer does not wait for it.
     if (source.kind === 'storage')
-      this.withAudio(rec).catch((e: Error) =>
-        this.deps.logger.warn({ err: e, transcription_id: rec.transcription_id }, 'reading audio failed'),
-      );
+      this.audio
+        .withAudio(rec)
+        .catch((e: Error) =>
+          this.deps.logger.warn({ err: e, transcription_id: rec.transcription_id }, 'reading audio failed'),
+        );
     return { transcription_id: rec.transcription_id, status: 'PENDING', data: {} };
   }
 
   async get(app: PartnerApp, id: string): Promise<TaskBody> {
     const stored = await this.tasks.get(id);
     if (!stored || stored.client_id !== app.client_id) throw notFound();
-    const rec = await this.withAudio(stored);
+    const rec = await this.audio.withAudio(stored);
     await this.dropIfExpired(rec);
     const view = this.view(rec);
     const data = view.status === 'SUCCESS' ? await this.result(rec, this.shapeFor(app)) : {};
@@ -150,7 +148,9 @@ export class TranscriptionService implements Lifecycle {
   async list(clientId?: string): Promise<AdminTask[]> {
     const recs =
       clientId === undefined ? await this.tasks.list() : await this.tasks.findBy('client_id', clientId);
-    const ready = (await Promise.all(recs.map((r) => this.withAudio(r)))).filter((r) => !this.expired(r));
+    const ready = (await Promise.all(recs.map((r) => this.audio.withAudio(r)))).filter(
+      (r) => !this.expired(r),
+    );
     return ready.sort((a, b) => a.created_ms - b.created_ms).map((r) => this.admin(r));
   }
 
@@ -158,7 +158,7 @@ export class TranscriptionService implements Lifecycle {
   async force(id: string, status: TranscriptionStatus, message?: string): Promise<AdminTask> {
     const rec = await this.tasks.get(id);
     if (!rec) throw notFound();
-    await this.dropIfExpired(await this.withAudio(rec));
+    await this.dropIfExpired(await this.audio.withAudio(rec));
     // update: the audio read in the background may land meanwhile; both are kept.
     const next = await this.tasks.update(id, (cur) => {
       if (!cur) throw notFound();
@@ -169,7 +169,7 @@ export class TranscriptionService implements Lifecycle {
       };
       return { next: pinned, result: pinned };
     });
-    return this.admin(await this.withAudio(next));
+    return this.admin(await this.audio.withAudio(next));
   }
 
   async resetApp(clientId: string): Promise<void> {
@@ -177,8 +177,7 @@ export class TranscriptionService implements Lifecycle {
   }
 
   resetAll(): void {
-    this.probes.clear();
-    this.audioCache.clear();
+    this.audio.clear();
     this.results.clear();
   }
 
@@ -254,61 +253,5 @@ export class TranscriptionService implements Lifecycle {
       this.results.set(id, heard);
     }
     return heard;
-  }
-
-  /** The record with its audio read (storage files only); concurrent callers share one read. */
-  private async withAudio(rec: TaskRecord): Promise<TaskRecord> {
-    if (rec.source.kind !== 'storage' || rec.audio) return rec;
-    let probe = this.probes.get(rec.transcription_id);
-    if (!probe) {
-      probe = this.readAudio(rec.transcription_id, rec.client_id, rec.source).finally(() =>
-        this.probes.delete(rec.transcription_id),
-      );
-      this.probes.set(rec.transcription_id, probe);
-    }
-    return (await probe) ?? rec;
-  }
-
-  private async readAudio(
-    id: string,
-    clientId: string,
-    file: StorageSource,
-  ): Promise<TaskRecord | undefined> {
-    const audio = await this.audioOf(clientId, file);
-    // Re-read: the task may have been pinned or removed while the audio was read.
-    return this.tasks.update(id, (latest) => {
-      if (!latest) return { result: undefined };
-      const next = { ...latest, audio };
-      return { next, result: next };
-    });
-  }
-
-  /**
-   * One read per app and distinct audio (MD5 and type: the type picks the parser), shared by
-   * concurrent and later tasks of that app. The file is found by id: the submission checked
-   * its URL, which may have expired since (a restart).
-   */
-  private audioOf(clientId: string, source: StorageSource): Promise<AudioInfo> {
-    const key = `${clientId}\u0000${source.md5}\u0000${source.filetype}`;
-    let p = this.audioCache.get(key);
-    if (!p) {
-      // Cached at once (before the file is found), so concurrent callers share one read.
-      p = this.probeFile(key, source.file_id);
-      if (this.audioCache.size >= AUDIO_CACHE)
-        this.audioCache.delete(this.audioCache.keys().next().value as string);
-      this.audioCache.set(key, p);
-    }
-    return p;
-  }
-
-  private async probeFile(key: string, fileId: string): Promise<AudioInfo> {
-    const found = await this.opts.files?.byId(fileId);
-    if (found?.status !== 'found') {
-      // Not remembered: the same audio may be found under another file later.
-      this.audioCache.delete(key);
-      const reason = found?.reason ?? 'storage unavailable';
-      return { ok: false, message: `The audio file could not be downloaded: ${reason}` };
-    }
-    return probeAudio({ ...found.file, open: found.open, path: found.path });
   }
 }
