@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Acked, client, complete, cutPut, md5, rehost } from './testing/crashWorkload.js';
 import { DEMO_US, http, userToken } from './testing/http.js';
+import { type ServeChild, spawnServe } from './testing/serveChild.js';
 import { sourceCliEntry } from './testing/sourceBuild.js';
 import { useTestServers } from './testing/useTestServers.js';
 
@@ -23,44 +24,18 @@ beforeAll(async () => {
   entry = await sourceCliEntry();
 }, 60_000);
 
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-}
-
-function launch(dir: string, extra: string[] = []): Promise<Child> {
-  const proc = spawn(
-    process.execPath,
-    [
-      entry,
-      'serve',
-      '--port',
-      '0',
-      '--data-dir',
-      dir,
-      '--log-level',
-      'silent',
-      '--chunk-size',
-      '4',
-      ...extra,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  let out = '';
-  let err = '';
-  proc.stderr!.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  return new Promise((resolve, reject) => {
-    void exited.then((code) => reject(new Error(`simulator exited (${code}) before listening: ${err}`)));
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ proc, url: m[1]!, exited });
-    });
-  });
+function launch(dir: string, extra: string[] = []): Promise<ServeChild> {
+  return spawnServe(entry, [
+    '--port',
+    '0',
+    '--data-dir',
+    dir,
+    '--log-level',
+    'silent',
+    '--chunk-size',
+    '4',
+    ...extra,
+  ]);
 }
 
 /** Blob files on disk that no part or file record (read from disk) names. */

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,15 +8,14 @@ import { useContractRuns } from '../testing/contractRuns.js';
 import { bearer, exchangeToken, http, userToken } from '../testing/http.js';
 import { freshDatabase, PG_SKIP_REASON, testPgUrl } from '../testing/pgCluster.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from '../testing/roundRobinProxy.js';
+import { type ServeChild, spawnServe } from '../testing/serveChild.js';
 import { sourceCliEntry } from '../testing/sourceBuild.js';
 
 // Issue 15: N simulators on one PostgreSQL behave as one. Three real processes of the current
 // sources share a fresh database; the contract suite runs through a round-robin proxy, and the
 // race tests aim at the instances directly, so "two instances at the same moment" is literal.
 
-interface Instance {
-  proc: ChildProcess;
-  url: string;
+interface Instance extends ServeChild {
   dataDir: string;
 }
 
@@ -30,26 +28,19 @@ let proxy: RoundRobinProxy;
 
 async function launch(storeUrl: string): Promise<Instance> {
   const dataDir = await mkdtemp(join(tmpdir(), 'partner-sim-multi-'));
-  const args = ['serve', '--port', '0', '--store', storeUrl, '--data-dir', dataDir, '--log-level', 'silent'];
-  const proc = spawn(process.execPath, [entry, ...args, '--transcription-delay', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  proc.stderr!.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.once('exit', (code) => reject(new Error(`simulator exited (${code}) before listening: ${err}`)));
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-  });
-  proc.removeAllListeners('exit');
-  proc.stdout!.resume();
-  return { proc, url, dataDir };
+  const child = await spawnServe(entry, [
+    '--port',
+    '0',
+    '--store',
+    storeUrl,
+    '--data-dir',
+    dataDir,
+    '--log-level',
+    'silent',
+    '--transcription-delay',
+    '0',
+  ]);
+  return { ...child, dataDir };
 }
 
 const api = (s: { url: string }) => `${s.url}/developer/api`;

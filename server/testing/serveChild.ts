@@ -1,0 +1,32 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+
+export interface ServeChild {
+  proc: ChildProcess;
+  /** The base URL it printed ("listening on …"). */
+  url: string;
+  /** Its exit code, once it exited. */
+  exited: Promise<number | null>;
+}
+
+/**
+ * `node <entry> serve …` as a real child process (tests that kill it, or run several at once),
+ * resolved once it prints where it listens; rejected with its stderr if it exits first. Its
+ * stdout keeps flowing, so a chatty child never blocks on a full pipe.
+ */
+export function spawnServe(entry: string, args: string[]): Promise<ServeChild> {
+  const proc = spawn(process.execPath, [entry, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  let out = '';
+  let err = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  return new Promise((resolve, reject) => {
+    void exited.then((code) => reject(new Error(`simulator exited (${code}) before listening: ${err}`)));
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ proc, url: m[1]!, exited });
+    });
+  });
+}
