@@ -70,7 +70,7 @@ function startChild(script: string, args: string[]): Promise<{ url: string; pid:
 }
 
 /** GET `url` and count its bytes (discarded as they arrive): MiB/s and the byte count. */
-export function timeDownload(url: string): Promise<{ bytes: number; ms: number }> {
+function timeDownload(url: string): Promise<{ bytes: number; ms: number }> {
   const agent = new Agent({ keepAlive: false });
   const t0 = performance.now();
   return new Promise((resolve, reject) => {

@@ -65,7 +65,7 @@ export async function round(
   };
 }
 
-export const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Rounds averaged field by field. */
 export function average(rs: Round[]): Round {

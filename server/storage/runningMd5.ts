@@ -15,7 +15,7 @@ interface Running {
 let instances = 0;
 
 /** Hash one blob on a job: the worker reads a file itself; other stores stream it over. */
-export async function hashBlob(blobs: BlobStore, key: string, job: HashJob): Promise<void> {
+async function hashBlob(blobs: BlobStore, key: string, job: HashJob): Promise<void> {
   const path = blobs.path(key);
   if (path !== undefined) return job.file(path);
   for await (const chunk of blobs.open(key) as AsyncIterable<Buffer>) await job.update(chunk);

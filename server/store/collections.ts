@@ -36,8 +36,6 @@ export const COLLECTIONS = {
   rateWindows: spec({ durable: false, indexes: ['client_id'] }),
 } as const satisfies Record<string, CollectionSpec>;
 
-export type CollectionName = keyof typeof COLLECTIONS;
-
 /** The spec of a collection; an unknown name is a programming error, not a request's fault. */
 export function collectionSpec(name: string): CollectionSpec {
   const s = (COLLECTIONS as Record<string, CollectionSpec>)[name];
