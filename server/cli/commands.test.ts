@@ -93,11 +93,13 @@ describe('failures: one line on stderr, non-zero exit, no stack trace', () => {
   });
 
   it('expired URL', async () => {
-    const short = await startTestServer({ presignExpiryS: 1, chunkSize: 8 * 1024 });
+    // Two seconds of validity: the other parts, sent at once, stay well inside it even on a
+    // loaded machine (with one second, part 2 could expire first and be the one named).
+    const short = await startTestServer({ presignExpiryS: 2, chunkSize: 8 * 1024 });
     try {
-      // The part arrives after its URL's second is over.
+      // Part 1 is held past its URL's lifetime before it is checked.
       const r = await http('POST', `${short.admin}/faults`, {
-        json: { operation: 'uploadPart', delay_ms: 1500, times: 1, match: { part_number: 1 } },
+        json: { operation: 'uploadPart', delay_ms: 2500, times: 1, match: { part_number: 1 } },
       });
       expect(r.status, r.text).toBe(201);
       const c = io();
