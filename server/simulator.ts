@@ -8,6 +8,7 @@ import { createLogger } from './core/logger.js';
 import { Random } from './core/random.js';
 import { Instance } from './domain/instance.js';
 import { answerClientError } from './http/clientError.js';
+import { guardedServer } from './http/connectionGuard.js';
 import { createServices, type Services, seedAll } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 import { validatorsFor } from './spec/validators.js';
@@ -120,9 +121,22 @@ export async function startSimulator(
   extra: Pick<AppDeps, 'hooks'> = {},
 ): Promise<RunningSimulator> {
   const sim = await createSimulator(config, extra);
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = sim.app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
-    s.once('error', reject);
+  let warned = 0;
+  const server = guardedServer(sim.app, config, (open) => {
+    // Once a minute at most: a flood must not flood the log too.
+    if (Date.now() - warned < 60_000) return;
+    warned = Date.now();
+    sim.services.deps.logger.warn(
+      { open, max: config.maxConnections },
+      'connection cap reached, every connection busy: refusing new ones with 503 (--max-connections)',
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   server.on('clientError', answerClientError);
   // Warm the validators once listening: the first request then pays nothing extra, and
@@ -135,7 +149,6 @@ export async function startSimulator(
   // after 5 s: a request sent on a socket the server is closing at that moment fails with
   // "socket hang up". Outliving the clients' idle timeout leaves the close to them.
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   sim.housekeeper.start();
   if (!sim.services.deps.store.shared) sim.recovery.schedule(RECOVER_AFTER_MS);
   const { port } = server.address() as AddressInfo;
