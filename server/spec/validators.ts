@@ -42,7 +42,13 @@ interface RequestValidators {
  */
 function unreadBodyIssue(v: RequestValidators, parts: RequestParts): ValidationIssue | undefined {
   const sent = parts.contentType;
-  if (sent !== undefined ? v.bodies.has(sent) : !bodySent(parts.headers)) return undefined;
+  if (v.bodies.has('*/*')) return undefined;
+  if (
+    sent !== undefined
+      ? v.bodies.has(sent) || v.bodies.has(`${sent.split('/')[0]}/*`)
+      : !bodySent(parts.headers)
+  )
+    return undefined;
   const expected = [...v.bodies.keys()];
   const received = sent === undefined ? 'without a Content-Type header' : `as ${sent}`;
   return {
