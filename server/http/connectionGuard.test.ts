@@ -48,11 +48,14 @@ describe('connection flood guard', () => {
     const busy = [];
     for (let i = 0; i < 3; i++) {
       const s = await socketTo(sim.url);
-      // Busy: a request whose body is still on its way.
-      s.write(`${tokenRequest(host).replace('Content-Length: 0', 'Content-Length: 100')}grant`);
+      // Busy: a request whose body is still on its way. The server's "100 Continue" says it
+      // has taken the request in.
+      s.write(tokenRequest(host).replace('Content-Length: 0', 'Content-Length: 100\r\nExpect: 100-continue'));
+      for (let waited = 0; !s.received().includes('100 Continue') && waited < 5000; waited += 10)
+        await new Promise((r) => setTimeout(r, 10));
+      s.write('grant');
       busy.push(s);
     }
-    await new Promise((r) => setTimeout(r, 200));
     const refused = await socketTo(sim.url);
     refused.write(`GET /__admin/apps HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
     await refused.ended;
@@ -74,7 +77,7 @@ describe('connection flood guard', () => {
     expect(status).toBe(200);
   });
 
-  it('cuts a body that stalls and a connection that never finishes its headers', async () => {
+  it('cuts a body that stalls, and a connection that never finishes (or starts) its headers', async () => {
     const sim = await servers.start({ bodyTimeoutMs: 300, headersTimeoutMs: 400 });
     const host = new URL(sim.url).host;
     const slowBody = await socketTo(sim.url);
@@ -83,8 +86,10 @@ describe('connection flood guard', () => {
     );
     const slowHeaders = await socketTo(sim.url);
     slowHeaders.write(`GET /__admin/apps HTTP/1.1\r\nHost: ${host}\r\n`);
+    const silent = await socketTo(sim.url);
     expect(await within(slowBody.ended, 3000)).toBe(true);
     expect(await within(slowHeaders.ended, 3000)).toBe(true);
+    expect(await within(silent.ended, 3000)).toBe(true);
   });
 
   it('keeps an idle keep-alive connection longer than the headers timeout, and a slow but steady body', async () => {
