@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { putPart, startUpload } from '../client/steps.js';
+import { completeUpload, putPart, startUpload } from '../client/steps.js';
 import { bearer, exchangeToken, http, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 
@@ -174,5 +174,33 @@ describe('DELETE /__admin/apps/{client_id}', () => {
     );
 
     expect((await http('DELETE', `${sim.admin}/apps/${a.client_id}`)).status).toBe(404);
+  });
+
+  it("a deleted app's tokens stay dead when an app with the same client_id is created again", async () => {
+    const old = await userToken(sim.api, await newApp('job-a-app'));
+    expect((await http('DELETE', `${sim.admin}/apps/job-a-app`)).status).toBe(204);
+    const again = await newApp('job-a-app');
+    const fresh = await userToken(sim.api, again);
+    // The new app's user (same user id, so the same account) starts an upload and sends its part.
+    const up = await startUpload(sim.api, fresh.user, 10);
+    const part = await putPart(up.Parts[0]!.PresignedUrl, Buffer.alloc(10, 1));
+    expect(part.status).toBe(200);
+
+    const users = await http('POST', `${sim.api}/open/partner/users/access-token`, {
+      headers: bearer(old.partner),
+      json: { user_id: 'partner-user-0001' },
+    });
+    expect(users.status).toBe(401);
+    expect(users.body.detail).toBe('CLIENT_USER_NOT_FOUND');
+    expect((await binding(old.user)).status).toBe(401);
+    const finish = (token: string) =>
+      completeUpload(sim.api, token, {
+        file_id: up.FileId,
+        upload_id: up.UploadId,
+        part_list: [{ PartNumber: 1, ETag: part.etag! }],
+      });
+    expect((await finish(old.user)).status).toBe(401);
+    // The new incarnation's own tokens work, and the upload is still the new user's to finish.
+    expect((await finish(fresh.user)).status).toBe(200);
   });
 });

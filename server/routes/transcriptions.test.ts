@@ -119,6 +119,24 @@ describe('credentials and ownership', () => {
     }
   });
 
+  it('answers an unknown client id and a wrong api key alike: no telling which ids exist', async () => {
+    const answers = [];
+    for (const headers of [
+      { 'x-client-id': 'nobody', 'x-client-api-key': DEMO_US.api_key },
+      { 'x-client-id': DEMO_US.client_id, 'x-client-api-key': 'wrong-key' },
+      { 'x-client-id': DEMO_US.client_id, 'x-client-api-key': DEMO_US.secret_key },
+    ]) {
+      const r = await http('POST', `${sim().api}/open/partner/ai/transcriptions/`, {
+        headers,
+        json: { file_url: externalUrl() },
+      });
+      answers.push([r.status, r.body]);
+    }
+    expect(answers[0]).toEqual([401, { detail: 'CLIENT_NOT_FOUND', message: expect.any(String) }]);
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+  });
+
   it("answers 404 with a JSON error for another app's task and for an unknown id", async () => {
     const id = (await submit(sim(), { file_url: externalUrl() })).body.transcription_id;
     for (const r of [await poll(sim(), id, OTHER_US), await poll(sim(), 'no-such-task')]) {

@@ -542,6 +542,12 @@ export interface components {
             error_shape: components["schemas"]["ErrorShape"];
             etag_quotes: components["schemas"]["EtagQuotes"];
             strict_params?: components["schemas"]["StrictParams"];
+            /**
+             * @description Which creation of this `client_id` the app is, new each time the app is created
+             *     (also when fixtures are loaded again by a full reset). Tokens carry it: those
+             *     minted before the app was deleted and created again answer 401.
+             */
+            readonly incarnation?: string;
         };
         ClockState: {
             /** @description The app whose clock this is; absent for the instance clock. */
