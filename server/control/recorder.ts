@@ -5,8 +5,9 @@ import { claimedClientId } from '../http/claimedClientId.js';
 import { type SimLocals, simLocals } from '../http/types.js';
 import type { Services } from '../services.js';
 import type { DeferredEntry, JournalEntry } from '../store/store.js';
+import { boundEntry, retainedHeaders, retainedUrl, summarizeBody } from './entryBounds.js';
 import { requestClientId } from './faultHook.js';
-import { redactHeaders, scrub, summarizeBody } from './redact.js';
+import { redactHeaders, scrub } from './redact.js';
 import { TrafficSummary } from './trafficSummary.js';
 
 export type Surface = 'api' | 'storage' | 'admin';
@@ -88,10 +89,11 @@ class Recording implements DeferredEntry {
     this.client_id = owner.clientId ?? null;
     this.unverified = owner.unverified === true;
     this.method = req.method;
-    this.originalUrl = req.originalUrl;
-    this.headers = req.headers;
-    // Parsed bodies are summarised now: keeping them until the entry is built could hold
-    // megabytes per entry. Everything else kept is small and built into text later.
+    // Bounded now (entryBounds.ts): whatever the request sent, an entry kept until someone
+    // lists it holds a few KiB. Parsed bodies are summarised now: keeping them until the entry
+    // is built could hold megabytes per entry. The rest is built into text later.
+    this.originalUrl = retainedUrl(req.originalUrl);
+    this.headers = retainedHeaders(req);
     this.body = summarizeBody(req.body, req.headers);
     this.operation = sim.op?.id ?? null;
     this.region = sim.region;
@@ -140,7 +142,7 @@ class Recording implements DeferredEntry {
       ...(this.warnings ? { warnings: this.warnings } : {}),
     };
     if (this.body !== undefined) entry.body_summary = this.body;
-    return entry;
+    return boundEntry(entry);
   }
 }
 
@@ -241,7 +243,8 @@ function ownerOf(found: string | undefined, req: Request, res: Response, status:
   if (found !== undefined && !refusedUrl) return { clientId: found, ring: found };
   const claimed = found ?? claimedClientId(req);
   if (claimed === undefined || claimed === '') return {};
-  return { clientId: claimed, ring: undefined, unverified: true };
+  // Anyone can claim any id, up to a header's size: kept no longer than an app's id can be.
+  return { clientId: claimed.slice(0, 256), ring: undefined, unverified: true };
 }
 
 /**
