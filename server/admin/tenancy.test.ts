@@ -137,6 +137,38 @@ describe('a journal per app', () => {
   });
 });
 
+describe('unverified claims', () => {
+  it('many forged claims on an app evict none of its entries, nor other strays; listings filter them', async () => {
+    const a = await newApp('job-a-app');
+    await exchangeToken(sim.api, a);
+    await exchangeToken(sim.api, a);
+    await http('GET', `${sim.api}/no/such/path`);
+    for (let i = 0; i < 12; i++) {
+      const r = await http('POST', `${sim.api}/open/partner/ai/transcriptions/`, {
+        headers: { 'x-client-id': a.client_id, 'x-client-api-key': 'forged-key' },
+        json: { file_url: 'https://example.com/a.mp3' },
+      });
+      expect(r.status).toBe(401);
+    }
+    type Entry = { status: number; client_id: string | null; unverified?: boolean };
+    const list = async (q: string) => (await http('GET', `${sim.admin}/requests${q}`)).body as Entry[];
+    const real = await list(`?client_id=${a.client_id}&unverified=false`);
+    expect(real.map((e) => [e.status, e.unverified])).toEqual([
+      [200, undefined],
+      [200, undefined],
+    ]);
+    const forged = await list(`?client_id=${a.client_id}&unverified=true`);
+    // The journal keeps 5 per ring: the newest 5 claims, in the app's unverified ring.
+    expect(forged).toHaveLength(5);
+    expect(forged.every((e) => e.unverified === true && e.status === 401)).toBe(true);
+    // The stray request of no app was not pushed out by them.
+    expect((await list('')).filter((e) => e.client_id === null && e.status === 404)).toHaveLength(1);
+    // Clearing the app clears its claims too.
+    await http('DELETE', `${sim.admin}/requests?client_id=${a.client_id}`);
+    expect(await list(`?client_id=${a.client_id}`)).toEqual([]);
+  });
+});
+
 describe('DELETE /__admin/apps/{client_id}', () => {
   it('removes the app and everything it owns; another app is untouched', async () => {
     const a = await newApp('job-a-app');
