@@ -28,7 +28,7 @@ const EPOCH_MS = 2000;
 /** The run must end by itself: this much on top of its planned length, then it gives up. */
 const GRACE_MS = 60_000;
 /** Planned time per hostile request (1 MB each, parsed and refused): generous, it is a deadline. */
-const HOSTILE_MS = 250;
+const HOSTILE_MS = 500;
 /** What the hostile requests may add to RSS (issue 20: "within 64 MiB of where it started"). */
 const HOSTILE_RSS_LIMIT = 64 * 2 ** 20;
 
@@ -111,7 +111,12 @@ async function soak(opts: SoakOptions) {
     const rssEnd = await idleRss();
     let hostile: (HostileResult & { rssAfter: number }) | undefined;
     if (opts.hostile > 0) {
-      const sent = await sendHostile(`${sim.url}/developer/api`, opts.hostile);
+      const sent = await sendHostile(`${sim.url}/developer/api`, opts.hostile, (n) =>
+        procRss(pid).then(
+          (rss) => process.stdout.write(`hostile: ${n}/${opts.hostile} sent, RSS ${mib(rss)}\n`),
+          () => {},
+        ),
+      );
       hostile = { ...sent, rssAfter: await idleRss() };
     }
     return { rssWarm, rssEnd, requests, rate: requests / elapsed, stats: traffic.stats, hostile };

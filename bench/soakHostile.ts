@@ -16,7 +16,11 @@ export interface HostileResult {
  * the user-token endpoint. Each is refused (401) and journaled; what an entry keeps must not
  * grow with the body, so RSS after them stays near RSS before (the caller measures both).
  */
-export async function sendHostile(apiBase: string, count: number): Promise<HostileResult> {
+export async function sendHostile(
+  apiBase: string,
+  count: number,
+  progress: (sent: number) => void = () => {},
+): Promise<HostileResult> {
   const body = Buffer.from(manyKeyBody());
   const url = new URL(`${apiBase}/open/partner/users/access-token`);
   const agent = new Agent({ keepAlive: true, maxSockets: PARALLEL });
@@ -54,6 +58,7 @@ export async function sendHostile(apiBase: string, count: number): Promise<Hosti
       next++;
       await one();
       result.sent++;
+      if (result.sent % 250 === 0) progress(result.sent);
     }
   };
   try {
