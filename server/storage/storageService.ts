@@ -164,8 +164,8 @@ export class StorageService implements FileSource, Lifecycle {
     return download(this, fileId, query, rangeHeader);
   }
 
-  lookup(fileUrl: string): Promise<FileLookup | undefined> {
-    return lookupUrl(this, fileUrl);
+  lookup(fileUrl: string, ownUrl?: string): Promise<FileLookup | undefined> {
+    return lookupUrl(this, fileUrl, ownUrl);
   }
 
   byId(fileId: string): Promise<FileLookup> {
