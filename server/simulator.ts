@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { type AppDeps, createApp } from './app.js';
@@ -100,6 +100,11 @@ export interface RunningSimulator extends Simulator {
   server: Server;
   /** e.g. http://127.0.0.1:4010 */
   url: string;
+  /**
+   * With --https: the same port's https:// address, the local CA's certificate file (what
+   * clients trust) and the proxy address (HTTPS_PROXY), the same host and port as `url`.
+   */
+  https?: { url: string; caCertPath: string; proxy: string };
   stop(): Promise<void>;
 }
 
@@ -109,9 +114,17 @@ export async function startSimulator(
   extra: Pick<AppDeps, 'hooks'> = {},
 ): Promise<RunningSimulator> {
   const sim = await createSimulator(config, extra);
+  // --https: one port for plain HTTP, TLS and the proxy (loaded only then: node-forge and all).
+  const secure = config.https
+    ? await (await import('./net/httpsListener.js')).httpsListener(sim.app, config, sim.services.deps.logger)
+    : undefined;
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = sim.app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+    const s = secure?.server ?? createServer(sim.app);
     s.once('error', reject);
+    s.listen(config.port, config.host, () => {
+      s.off('error', reject);
+      resolve(s);
+    });
   });
   server.on('clientError', answerClientError);
   // Warm the validators once listening: the first request then pays nothing extra, and
@@ -128,11 +141,22 @@ export async function startSimulator(
   sim.housekeeper.start();
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (secure) secure.table.port = port;
   let stopping: Promise<void> | undefined;
   return {
     ...sim,
     server,
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: `http://${authority}`,
+    ...(secure
+      ? {
+          https: {
+            url: `https://${authority}`,
+            caCertPath: secure.ca.certPath,
+            proxy: `http://${authority}`,
+          },
+        }
+      : {}),
     stop() {
       stopping ??= (async () => {
         // Hung and delayed fault responses would otherwise hold the close for 2 s.

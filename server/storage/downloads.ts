@@ -78,7 +78,8 @@ export async function lookupUrl(svc: StorageService, fileUrl: string): Promise<F
   } catch {
     return undefined;
   }
-  const m = /\/storage\/files\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
+  // On the simulator's address (`…/storage/files/…`) or the S3-shaped storage host (`/files/…`).
+  const m = /(?:^|\/storage)\/files\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
   if (!m || !isOurCredential(url.searchParams.get('X-Amz-Credential'))) return undefined;
   try {
     return found(svc, await resolveDownload(svc, m[1]!, url.searchParams));
