@@ -117,8 +117,19 @@ export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): 
     socket.destroy();
   });
 
+  // Sockets in a handshake, or carrying a tunnel, are not the HTTP server's connections:
+  // closing all connections at shutdown must end them too.
+  const open = new Set<Duplex>();
+  const closeAll = server.closeAllConnections.bind(server);
+  server.closeAllConnections = () => {
+    closeAll();
+    for (const s of open) s.destroy();
+  };
+
   /** Tell TLS from plain HTTP by the first byte, then hand the socket on, that byte unread. */
   const sniff = (socket: Duplex) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
     socket.on('error', () => socket.destroy());
     socket.once('data', (chunk: Buffer) => {
       socket.pause();

@@ -51,7 +51,9 @@ describe('the local CA', () => {
 
   it('issues leaves that verify against it, for DNS names and IP addresses', async () => {
     const ca = await loadOrCreateCa(join(await tmp(), 'ca'));
-    const leaf = new X509Certificate(issueLeaf(ca, ['localhost', '127.0.0.1', '::1', 'platform-us.plaud.ai']).certPem);
+    const leaf = new X509Certificate(
+      issueLeaf(ca, ['localhost', '127.0.0.1', '::1', 'platform-us.plaud.ai']).certPem,
+    );
     expect(leaf.verify(new X509Certificate(ca.certPem).publicKey)).toBe(true);
     expect(leaf.checkHost('platform-us.plaud.ai')).toBe('platform-us.plaud.ai');
     expect(leaf.checkIP('127.0.0.1')).toBe('127.0.0.1');
