@@ -62,7 +62,7 @@ partner = api("POST", "/oauth/partner/access-token", form={}, headers={"Authoriz
 user = api("POST", "/open/partner/users/access-token", partner["access_token"], {"user_id": "py-flow-user-0001"})
 token = user["access_token"]
 
-device = {"type": "notepro", "sn": "881000000777"}
+device = {"type": "notepro", "sn": "88100000077" + ("7" if REGION == "us" else "9")}
 api("POST", "/open/partner/sdk/sn-sign", token, device)
 api("POST", "/open/partner/sdk/bind", token, device)
 binding = api("GET", "/open/partner/sdk/binding?" + urllib.parse.urlencode(device), token)
