@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Config } from './config.js';
 import { parseDuration } from './core/duration.js';
 import { isPostgresUrl, redactUrl } from './store/postgres/url.js';
@@ -25,10 +26,10 @@ function hostList(raw: string, withPorts: boolean): string[] {
     .split(',')
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
-  const shape = withPorts
-    ? /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(:\d{1,5})?$/
-    : /^(\[[0-9a-f:.]+\]|[0-9a-f:.]*:[0-9a-f:.]*|[a-z0-9_.-]+)$/;
-  const bad = hosts.find((h) => !(withPorts && h === '*') && !shape.test(h));
+  const ok = withPorts
+    ? (h: string) => h === '*' || /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(:\d{1,5})?$/.test(h)
+    : (h: string) => /^[a-z0-9_.-]+$/.test(h) || isIP(h.replace(/^\[(.*)\]$/, '$1')) !== 0;
+  const bad = hosts.find((h) => !ok(h));
   if (bad !== undefined) throw new Error(`not a host name: ${JSON.stringify(bad)}`);
   return hosts;
 }
