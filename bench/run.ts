@@ -1,5 +1,6 @@
 import { anchorsBenchmark } from './anchors.js';
 import { faultMatchingBenchmark } from './faultMatching.js';
+import { httpsOverheadBenchmark } from './httpsOverhead.js';
 import { type Benchmark, fmt } from './lib.js';
 import { manyInstancesBenchmark } from './manyInstances.js';
 import { pgStoreBenchmark } from './pgStore.js';
@@ -19,6 +20,7 @@ export const benchmarks: Benchmark[] = [
   startupBenchmark,
   startupStoredBenchmark,
   requestOverheadBenchmark,
+  httpsOverheadBenchmark,
   storeWritesBenchmark,
   uploadMemoryBenchmark,
   faultMatchingBenchmark,
