@@ -65,7 +65,7 @@ export class InterceptTable {
     return this.nameRoute(h) ?? (this.extra.has(h) ? { kind: 'self' } : undefined);
   }
 
-  /** What a request that reached the listener directly, over TLS, is served as, by its Host. */
+  /** What a request over TLS or inside a tunnel is served as, by its Host (any name not ours: itself). */
   hostRoute(host: string): Route {
     return this.nameRoute(bare(host)) ?? { kind: 'self' };
   }

@@ -132,6 +132,15 @@ describe('the proxy refuses what it does not serve', () => {
       );
       expect(r.code, r.err).toBe(0);
       expect(r.out).toContain('404');
+      // Plain-http proxy requests, and plain HTTP inside a tunnel, go to the JP host's region.
+      const token = ['-X', 'POST', '-u', 'demo-client-jp:demo-secret-jp-0000'];
+      const url = 'http://platform-jp.plaud.ai/developer/api/oauth/partner/access-token';
+      for (const extra of [[], ['--proxytunnel']]) {
+        const t = await curl('--proxy', sim.https!.proxy, ...extra, ...token, url);
+        expect(t.out, `${extra}: ${t.err}`).toMatch(/HTTP\/1\.1 200 OK/);
+        const jwt = /"access_token":"([^"]+)"/.exec(t.out)![1]!;
+        expect(JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()).region).toBe('jp');
+      }
     });
     expect(seen).toEqual({ connects: [], lookups: [] });
   }, 30_000);

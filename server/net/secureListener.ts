@@ -24,6 +24,9 @@ export interface SecureListenerOptions {
   log: (msg: string, detail: Record<string, unknown>) => void;
 }
 
+/** Sockets of CONNECT tunnels: plain HTTP inside one is routed by its Host, as TLS is. */
+const tunnels = new WeakSet<object>();
+
 /** A JSON error in the spec's `{detail, message}` form, the connection closed after it. */
 function rawAnswer(socket: Duplex, status: number, reason: string, detail: string, message: string): void {
   const body = JSON.stringify({ detail, message });
@@ -47,7 +50,7 @@ export function routeRequests(app: RequestListener, opts: SecureListenerOptions)
   return (req: IncomingMessage, res: ServerResponse) => {
     const target = req.url ?? '/';
     if (target.startsWith('/')) {
-      if ((req.socket as TLSSocket).encrypted) {
+      if ((req.socket as TLSSocket).encrypted || tunnels.has(req.socket)) {
         const host = req.headers.host ?? (req.socket as TLSSocket).servername;
         const route: Route = host ? table.hostRoute(hostName(host)) : { kind: 'self' };
         req.url = InterceptTable.path(route, target);
@@ -165,6 +168,7 @@ export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): 
     }
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length > 0) socket.unshift(head);
+    tunnels.add(socket);
     sniff(socket);
   });
 }
