@@ -50,9 +50,12 @@ export class InterceptTable {
     return [...new Set(names)];
   }
 
+  private covered: Set<string> | undefined;
+
   /** Whether the certificate covers `name` (an SNI name a handshake asks for). */
   covers(name: string): boolean {
-    return this.certNames.includes(bare(name));
+    this.covered ??= new Set(this.certNames);
+    return this.covered.has(bare(name));
   }
 
   /**

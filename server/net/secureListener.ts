@@ -134,7 +134,13 @@ export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): 
     open.add(socket);
     socket.once('close', () => open.delete(socket));
     socket.on('error', () => socket.destroy());
+    // A connection that never says anything is closed as the HTTP server closes one that
+    // never completes its headers.
+    const silent = setTimeout(() => socket.destroy(), server.headersTimeout || 60_000);
+    silent.unref();
+    socket.once('close', () => clearTimeout(silent));
     socket.once('data', (chunk: Buffer) => {
+      clearTimeout(silent);
       socket.pause();
       socket.unshift(chunk);
       // TLS reads what is buffered itself; the HTTP server needs the stream flowing again.
