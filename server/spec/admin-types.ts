@@ -880,7 +880,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The request could not be read: malformed percent-encoding in the path (`InvalidURI`), or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
+        /** @description The request could not be read. One of the transport answers every operation declares (with 413 for a body, 431 and 5XX, and 422 where a parameter or body is read): malformed percent-encoding in the path (`InvalidURI`), a malformed header line or `Content-Length`, a bad chunk size, a gzip/deflate body that does not inflate, or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -982,7 +982,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description Request validation failed (FastAPI style). */
+        /** @description Request validation failed (FastAPI style), a query parameter given twice included. */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -1121,6 +1121,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerApp"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1211,11 +1212,14 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getClock: {
@@ -1246,9 +1250,11 @@ export interface operations {
                     "application/json": components["schemas"]["ClockState"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -1328,6 +1334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Device"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1542,6 +1549,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageInventory"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -1581,6 +1589,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminTranscription"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -1691,8 +1700,11 @@ export interface operations {
                     "application/json": components["schemas"]["AttachedTranscript"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     putTranscript: {
@@ -1748,11 +1760,15 @@ export interface operations {
                     "application/json": components["schemas"]["AttachedTranscript"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteTranscript: {
@@ -1774,6 +1790,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             /** @description No transcript attached to this MD5 (`TRANSCRIPT_NOT_FOUND`). */
@@ -1794,6 +1811,8 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listFaults: {
@@ -1831,6 +1850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fault"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -1906,6 +1926,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             415: components["responses"]["JsonRequired"];
@@ -2004,6 +2025,7 @@ export interface operations {
                     "application/json": components["schemas"]["JournalEntry"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -2030,6 +2052,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             415: components["responses"]["JsonRequired"];
@@ -2064,6 +2087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -2086,6 +2110,7 @@ export interface operations {
                     "text/yaml": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             431: components["responses"]["HeadersTooLarge"];

@@ -8,6 +8,7 @@ import { type FuzzContext, requestsFor } from '../testing/fuzzRequests.js';
 import { hostileExamples } from '../testing/hostileBodies.js';
 import { basicAuth, DEMO_US, http, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
+import { transportExamples } from '../testing/transportRequests.js';
 import { adminSpec, apiSpec, type OperationInfo, type SpecIndex } from './openapi.js';
 
 // Property-based fuzzing of every operation of both documents: generated requests (valid,
@@ -82,6 +83,29 @@ async function fuzz(spec: SpecIndex, op: OperationInfo, server: TestServer) {
     },
   );
 }
+
+/** Every transport-level mistake, sent to `op`: every answer's problems (none when all are declared). */
+async function transport(spec: SpecIndex, op: OperationInfo, server: TestServer): Promise<string[]> {
+  const ctx = contexts.get(spec)!;
+  const withPrefix = op.storage ? { ...ctx, prefix: STORAGE_PREFIX } : ctx;
+  const problems: string[] = [];
+  for (const req of transportExamples(withPrefix, op)) {
+    const res = await sendRaw(server.url, req);
+    const found = conformance(spec, op, res);
+    if (found.length)
+      problems.push(`${req.method} ${req.path.slice(0, 120)} (${req.label}): ${found.join('; ')}`);
+  }
+  return problems;
+}
+
+describe('transport errors are declared on every operation', () => {
+  it.each(operations(apiSpec()))('%s (openapi.yaml)', async (_id, op) => {
+    expect(await transport(apiSpec(), op, api)).toEqual([]);
+  });
+  it.each(operations(adminSpec()))('%s (admin.openapi.yaml)', async (_id, op) => {
+    expect(await transport(adminSpec(), op, admin)).toEqual([]);
+  });
+});
 
 describe('fuzzing the partner API (openapi.yaml)', () => {
   it.each(operations(apiSpec()))('%s answers as declared, never 5xx', async (_id, op) => {
