@@ -36,7 +36,7 @@ export interface paths {
         };
         /**
          * List partner apps
-         * @description Every partner app known to the simulator (fixtures and apps created at run time), with credentials and quirk switches.
+         * @description Every partner app known to the simulator (fixtures and apps created at run time), with credentials and quirk switches, in `client_id` order, a page at a time.
          */
         get: operations["listApps"];
         put?: never;
@@ -128,7 +128,7 @@ export interface paths {
         };
         /**
          * List known devices
-         * @description Every device serial number the simulator knows (fixtures, signed or put through this API).
+         * @description Every device serial number the simulator knows (fixtures, signed or put through this API), in serial order, a page at a time.
          */
         get: operations["listDevices"];
         put?: never;
@@ -215,6 +215,8 @@ export interface paths {
          * @description Read-only view of the fake S3 bucket: every upload session still stored (live or
          *     awaiting the sweep) with the parts received so far (size and the `ETag` answered),
          *     and every completed file with a fresh signed download URL (on that app's clock).
+         *     Sessions (in `upload_id` order) and files (in `file_id` order) page side by side: a
+         *     page holds up to `limit` of each, and its cursor goes on with both.
          */
         get: operations["listUploads"];
         put?: never;
@@ -234,7 +236,7 @@ export interface paths {
         };
         /**
          * List transcription tasks
-         * @description Every transcription task, optionally only those of one app.
+         * @description Every transcription task, optionally only those of one app, in `transcription_id` order, a page at a time.
          */
         get: operations["listTranscriptions"];
         put?: never;
@@ -332,7 +334,7 @@ export interface paths {
         };
         /**
          * List fault rules
-         * @description Fault rules in creation order (exhausted ones included), optionally only those scoped to one app (`match.client_id`).
+         * @description Fault rules in creation order (exhausted ones included), optionally only those scoped to one app (`match.client_id`), a page at a time.
          */
         get: operations["listFaults"];
         put?: never;
@@ -407,7 +409,7 @@ export interface paths {
         /**
          * Read the request journal
          * @description Requests the simulator received on the partner API and the storage host, newest first,
-         *     filtered by the query parameters. Secrets (Authorization, X-Client-Api-Key,
+         *     filtered by the query parameters, a page at a time (the next page holds older entries). Secrets (Authorization, X-Client-Api-Key,
          *     presigned signatures) are redacted in `headers`.
          */
         get: operations["listRequests"];
@@ -1044,6 +1046,10 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+        Limit: number;
+        /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+        Cursor: string;
         /** @description Only records of this partner app. */
         ClientIdQuery: string;
         /** @description Device serial number. */
@@ -1051,6 +1057,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description `<url>; rel="next"`: the same listing with the same filters and `limit`, and the `cursor` of the next page, absolute like every URL the simulator gives. Absent on the last page. Pages follow a fixed order (each listing names it), so records created while a client pages through appear in a later page or not at all, never twice. */
+        NextPage: string;
         /** @description The methods the path answers, e.g. `POST` or `GET, HEAD`. */
         Allow: string;
         /** @description The server closes the connection after this answer. */
@@ -1093,7 +1101,12 @@ export interface operations {
     };
     listApps: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1103,6 +1116,7 @@ export interface operations {
             /** @description The apps. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1124,6 +1138,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -1301,7 +1316,12 @@ export interface operations {
     };
     listDevices: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1311,6 +1331,7 @@ export interface operations {
             /** @description The devices. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1337,6 +1358,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -1509,6 +1531,10 @@ export interface operations {
             query?: {
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -1519,6 +1545,7 @@ export interface operations {
             /** @description Sessions and files. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1562,6 +1589,10 @@ export interface operations {
             query?: {
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -1572,6 +1603,7 @@ export interface operations {
             /** @description The tasks. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1666,7 +1698,12 @@ export interface operations {
     };
     listTranscripts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1676,6 +1713,7 @@ export interface operations {
             /** @description The transcripts. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1703,6 +1741,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -1820,6 +1859,10 @@ export interface operations {
             query?: {
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -1830,6 +1873,7 @@ export interface operations {
             /** @description The rules. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1985,8 +2029,10 @@ export interface operations {
                 status?: number;
                 /** @description Only requests received at or after this time. */
                 since?: string;
-                /** @description Maximum number of entries. */
-                limit?: number;
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
             };
@@ -1999,6 +2045,7 @@ export interface operations {
             /** @description Journal entries. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {

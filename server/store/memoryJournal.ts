@@ -99,5 +99,6 @@ function matches(slot: Slot, q: JournalQuery): boolean {
   if (q.status !== undefined && e.status !== q.status) return false;
   if (q.clientId !== undefined && e.client_id !== q.clientId) return false;
   if (q.sinceMs !== undefined && slot.timeMs < q.sinceMs) return false;
+  if (q.beforeSeq !== undefined && slot.seq >= q.beforeSeq) return false;
   return true;
 }

@@ -63,6 +63,8 @@ export interface JournalQuery {
   sinceMs?: number | undefined;
   clientId?: string | undefined;
   limit?: number | undefined;
+  /** Only entries older than the one with this number (`req_<n>`): the next page of a listing. */
+  beforeSeq?: number | undefined;
 }
 
 /**
