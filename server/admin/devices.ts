@@ -1,14 +1,10 @@
 import { deviceRecovery } from '../domain/deviceRecovery.js';
 import type { Handlers } from '../http/types.js';
-import { afterId, idPageReply, limitOf } from './paging.js';
+import { idPageReply, pageQueryOf } from './paging.js';
 
 /** Control API over the device registry: arrange any binding state, inspect it, forget it. */
 export const deviceAdminHandlers = {
-  listDevices: async (ctx) =>
-    idPageReply(
-      ctx,
-      await ctx.services.devices.page({ after: afterId(ctx.query.cursor), limit: limitOf(ctx.query.limit) }),
-    ),
+  listDevices: async (ctx) => idPageReply(ctx, await ctx.services.devices.page(pageQueryOf(ctx.query))),
 
   getDevice: async ({ params, services }) => ({ status: 200, body: await services.devices.get(params.sn) }),
 

@@ -1,4 +1,5 @@
 import { SimError } from '../core/errors.js';
+import type { PageQuery } from '../store/recordPage.js';
 
 /**
  * The control API's listings page alike (admin.openapi.yaml `Limit`, `Cursor`, `NextPage`):
@@ -43,6 +44,18 @@ export const afterId = (raw: string | undefined): string | undefined =>
 export function limitOf(limit: number | undefined): number {
   if (limit === undefined) throw new Error('limit has no default: is Limit referenced by this operation?');
   return limit;
+}
+
+/**
+ * The store page an id-ordered listing call asks for: after its cursor, `limit` long, and
+ * only one app's records when it names `client_id` (through the store's index).
+ */
+export function pageQueryOf(query: { cursor?: string; limit?: number; client_id?: string }): PageQuery {
+  return {
+    after: afterId(query.cursor),
+    limit: limitOf(query.limit),
+    only: query.client_id === undefined ? undefined : { field: 'client_id', value: query.client_id },
+  };
 }
 
 /** Where a listing call came from: its URL (filters kept in the next link) and public base. */

@@ -1,18 +1,10 @@
 import type { Handlers } from '../http/types.js';
-import { afterId, idPageReply, limitOf } from './paging.js';
+import { idPageReply, pageQueryOf } from './paging.js';
 
 /** Control API: list transcription tasks and force their status. */
 export const transcriptionAdminHandlers = {
   listTranscriptions: async (ctx) =>
-    idPageReply(
-      ctx,
-      await ctx.services.transcriptions.page({
-        after: afterId(ctx.query.cursor),
-        limit: limitOf(ctx.query.limit),
-        only:
-          ctx.query.client_id === undefined ? undefined : { field: 'client_id', value: ctx.query.client_id },
-      }),
-    ),
+    idPageReply(ctx, await ctx.services.transcriptions.page(pageQueryOf(ctx.query))),
 
   forceTranscription: async ({ body, params, services }) => ({
     status: 200,
