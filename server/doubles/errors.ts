@@ -1,0 +1,34 @@
+/**
+ * The bridges' own errors. React Native rejects with a code (`error.code`) and a message;
+ * Capacitor rejects with the message alone. The messages are the wrappers' wording where the
+ * wrappers have one, so an app's error handling sees what it sees on a phone.
+ */
+export type BridgeErrorCode =
+  | 'ERR_PLAUD_ARGS'
+  | 'ERR_PLAUD_PERMISSIONS'
+  | 'ERR_PLAUD_UNKNOWN_DEVICE'
+  | 'ERR_PLAUD_CONNECT'
+  | 'ERR_PLAUD_EXPORT'
+  | 'ERR_PLAUD';
+
+export class BridgeError extends Error {
+  override name = 'BridgeError';
+  constructor(
+    readonly code: BridgeErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const MESSAGES = {
+  tokenRequired: 'userAccessToken is required',
+  domainRequired: 'customDomain is required (domain only, no https://)',
+  unknownDevice: 'Unknown device — scan first, then connect by uuid or serialNumber',
+  notInitialised: 'SDK not initialised — call initSDK before connecting',
+  sessionRequired: 'sessionId is required',
+  historicalIdRequired: 'historicalId is required',
+  // The SDK's export callback reports these as plain strings (wording is ours: undocumented).
+  exportNotConnected: 'device not connected',
+  exportNoSession: 'recording not found on the device',
+} as const;
