@@ -25,8 +25,14 @@ function fakeRadio(pairedTo: string | null, cloudOk = true) {
   const handshakes: HandshakeRequest[] = [];
   let mac = MAC;
   const link: DeviceLink = {
-    genKey: async (api) => (calls.push(`gen-key ${api}`), cloudOk ? { ok: true } : { ok: false, status: 401 }),
-    snSign: async (api, _t, sn) => (calls.push(`sn-sign ${api} ${sn}`), { ok: true }),
+    genKey: async (api) => {
+      calls.push(`gen-key ${api}`);
+      return cloudOk ? { ok: true } : { ok: false, status: 401 };
+    },
+    snSign: async (api, _t, sn) => {
+      calls.push(`sn-sign ${api} ${sn}`);
+      return { ok: true };
+    },
     scan: async () => [{ sn: SN, uuid: mac, name: 'PLAUD NOTE', rssi: -50, supportWiFi: true }],
     handshake: async (r) => {
       handshakes.push(r);
@@ -42,8 +48,11 @@ function fakeRadio(pairedTo: string | null, cloudOk = true) {
       mac = 'AA:BB:CC:00:00:02';
       return { status: 0 };
     },
-    recordings: async () => [{ sessionId: 1700000000, size: 8000, duration: 1, scene: 1, channels: 1, isOgg: false }],
-    exportAudio: async (_sn, _t, id, format) => (id === 1700000000 ? { bytes: new Uint8Array([1, 2, 3]), format } : null),
+    recordings: async () => [
+      { sessionId: 1700000000, size: 8000, duration: 1, scene: 1, channels: 1, isOgg: false },
+    ],
+    exportAudio: async (_sn, _t, id, format) =>
+      id === 1700000000 ? { bytes: new Uint8Array([1, 2, 3]), format } : null,
     events: async () => ({ events: [], cursor: '0' }),
   };
   return { link, calls, handshakes };
@@ -68,7 +77,9 @@ async function connectOnce(sdk: Bridge, token: string) {
   await until(() => seen.some(([n]) => n === 'scanTimeout'));
   const scan = seen.find(([n]) => n === 'scanResult')![1] as { devices: Array<{ uuid: string }> };
   await sdk.connectBleDevice({ uuid: scan.devices[0]!.uuid });
-  await until(() => seen.some(([n, d]) => n === 'bind' || (n === 'connectState' && (d as { state: number }).state !== 1)));
+  await until(() =>
+    seen.some(([n, d]) => n === 'bind' || (n === 'connectState' && (d as { state: number }).state !== 1)),
+  );
   return { seen, uuid: scan.devices[0]!.uuid };
 }
 
@@ -92,7 +103,12 @@ describe('the SDK cloud side', () => {
 describe.each<Platform>(['ios', 'android'])('a lock on %s', (platform) => {
   it('a matching user connects and gets bind {status: 0}; the uuid has the platform form', async () => {
     const radio = fakeRadio(handshakeTokenOf(jwt(ALICE)));
-    const sdk = new PlaudSdkDouble({ platform, timing: 'instant', link: radio.link, sdkBaseUrl: 'customDomain' });
+    const sdk = new PlaudSdkDouble({
+      platform,
+      timing: 'instant',
+      link: radio.link,
+      sdkBaseUrl: 'customDomain',
+    });
     const { seen, uuid } = await connectOnce(sdk, jwt(ALICE));
     expect(uuid).toMatch(platform === 'ios' ? /^[0-9A-F-]{36}$/ : /^AA:BB:CC:00:00:01$/);
     expect(seen.filter(([n]) => n === 'connectState' || n === 'bind').map(([, d]) => d)).toEqual([
@@ -100,11 +116,18 @@ describe.each<Platform>(['ios', 'android'])('a lock on %s', (platform) => {
       { sn: SN, status: 0, protVersion: 3 },
     ]);
     expect(await sdk.isConnected()).toEqual({ connected: true });
-    expect(radio.calls).toEqual([`gen-key http://127.0.0.1:4010/developer/api`, `sn-sign http://127.0.0.1:4010/developer/api ${SN}`]);
+    expect(radio.calls).toEqual([
+      `gen-key http://127.0.0.1:4010/developer/api`,
+      `sn-sign http://127.0.0.1:4010/developer/api ${SN}`,
+    ]);
   });
 
   it('another user is refused as the platform shows it', async () => {
-    const sdk = new PlaudSdkWeb({ platform, timing: 'instant', link: fakeRadio(handshakeTokenOf(jwt(ALICE))).link });
+    const sdk = new PlaudSdkWeb({
+      platform,
+      timing: 'instant',
+      link: fakeRadio(handshakeTokenOf(jwt(ALICE))).link,
+    });
     const { seen } = await connectOnce(sdk, jwt(BOB));
     await until(() => seen.filter(([n]) => n === 'connectState').length === (platform === 'ios' ? 2 : 1));
     const shown = seen.filter(([n]) => ['connectState', 'bind', 'connectFail'].includes(n));
@@ -193,7 +216,12 @@ describe('errors and out-of-order calls, as each bridge answers them', () => {
 
   it('Android with the JP default: a key fetch refused fails every handshake', async () => {
     const radio = fakeRadio(null, false);
-    const sdk = new PlaudSdkWeb({ platform: 'android', timing: 'instant', link: radio.link, sdkBaseUrl: 'jp' });
+    const sdk = new PlaudSdkWeb({
+      platform: 'android',
+      timing: 'instant',
+      link: radio.link,
+      sdkBaseUrl: 'jp',
+    });
     const { seen } = await connectOnce(sdk, jwt(ALICE));
     await until(() => seen.some(([n]) => n === 'connectFail'));
     expect(radio.calls[0]).toBe('gen-key http://127.0.0.1:4010/jp/developer/api');
