@@ -1,9 +1,16 @@
 import { BridgeError, MESSAGES } from './errors.js';
 import { type Pump, startPump } from './eventPump.js';
-import { type Emit, showHandshake } from './handshakeShow.js';
-import type { DeviceLink, HandshakeOutcome, RadioDevice } from './link.js';
-import { handshakeTokenOf, sdkApiBase } from './sdkCloud.js';
-import { HARDWARE_MS, type Timing, type Waits, waitsFor } from './timing.js';
+import { type Emit, showLocalRefusal } from './handshakeShow.js';
+import {
+  type ConnectRequest,
+  createPhone,
+  type Fetch,
+  fetchKeyPair,
+  type PhoneClient,
+  ProtocolError,
+} from './phoneClient.js';
+import { deviceMountFor, sdkApiBase } from './sdkCloud.js';
+import { type Timing, type Wait, waitFor } from './timing.js';
 import type {
   AudioFormat,
   ConnectOptions,
@@ -15,29 +22,28 @@ import type {
 } from './types.js';
 
 /**
- * One virtual phone's SDK: the state both doubles share (scan cache, connection, exports) and
- * the nine methods plus the recovery connect, in the native modules' order of checks. The
- * React Native and Capacitor doubles are thin adapters over it: listeners and error shapes.
+ * One virtual phone's SDK, shared by both doubles: the nine methods plus the recovery
+ * connect, mapped onto the device protocol in the native modules' order of checks, with the
+ * answers a phone gives to calls out of order. The adapters add listeners and error shapes.
  */
 export interface CoreOptions {
   platform: Platform;
-  link: DeviceLink;
   /** The simulator the live hosts of `customDomain` stand for. */
   simulatorUrl: string;
-  timing?: Timing;
-  /** Android: where the SDK's own cloud calls go (see sdkApiBase). */
+  timing: Timing;
+  /** Android: where the SDK's own key fetch goes (see sdkApiBase). */
   sdkBaseUrl: 'jp' | 'customDomain';
-  /** Real-time interval of device-event polling while connected. */
-  pollMs?: number;
-  /** A failure talking to the simulator (default: console.error). */
-  onError?: (e: unknown) => void;
+  pollMs: number;
+  fetch: Fetch;
+  onError: (e: unknown) => void;
 }
 
 interface Session {
   userToken: string;
+  userId: string | undefined;
+  phone: Promise<PhoneClient | undefined>;
   keys: Promise<boolean>;
-  sdkApi: string;
-  signed: Map<string, Promise<boolean>>;
+  pump?: Pump;
 }
 
 const FORMATS: readonly AudioFormat[] = ['pcm', 'mp3', 'wav', 'opus'];
@@ -45,286 +51,221 @@ const EXPORT_DIR: Record<Platform, string> = {
   ios: '/var/mobile/Containers/Data/Application/PARTNER-SIM/Documents/PlaudExports',
   android: '/data/user/0/ai.plaud.partnersim/files/PlaudExports',
 };
-
-/** iOS shows a CoreBluetooth-style UUID; ours is derived from the radio's MAC, so stable. */
-export const iosUuidOf = (mac: string) =>
-  `00000000-0000-4000-8000-${mac.replace(/[^0-9a-f]/gi, '').toUpperCase()}`;
+const isProtocol = (e: unknown, ...status: number[]): e is ProtocolError =>
+  e instanceof ProtocolError && status.includes(e.status);
 
 export class BridgeCore {
-  private readonly waits: Waits;
+  private readonly wait: Wait;
   private session: Session | undefined;
-  /** Devices seen by any scan, by the uuid the bridge showed (the native scan cache). */
-  private readonly scanned = new Map<string, RadioDevice>();
+  /** Every device a scan showed, by the uuid the bridge showed (the native scan cache). */
+  private readonly seen = new Map<string, ScanDevice>();
   private scanRun = 0;
   private connectRun = 0;
-  private linkUp = false;
-  private bound: RadioDevice | undefined;
-  private pump: Pump | undefined;
   private readonly exports = new Map<string, Uint8Array>();
 
   constructor(
-    private readonly options: CoreOptions,
+    private readonly o: CoreOptions,
     private readonly emit: Emit,
   ) {
-    this.waits = waitsFor(options.timing);
+    this.wait = waitFor(o.timing);
   }
 
-  get platform(): Platform {
-    return this.options.platform;
-  }
-
-  private shownUuid(d: RadioDevice): string {
-    return this.options.platform === 'ios' ? iosUuidOf(d.uuid) : d.uuid;
-  }
-
-  private fail(e: unknown): void {
-    (this.options.onError ?? ((x) => console.error('partner-sim device double:', x)))(e);
-  }
-
-  async initSDK(o: InitOptions): Promise<void> {
-    if (!o?.userAccessToken) throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.tokenRequired);
-    if (!o.customDomain) throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.domainRequired);
-    const { platform, simulatorUrl, sdkBaseUrl, link } = this.options;
-    const sdkApi = sdkApiBase(platform, o.customDomain, simulatorUrl, sdkBaseUrl);
-    // The key pair is fetched in the background; a connect waits for it (as the SDK does).
-    const keys = link.genKey(sdkApi, o.userAccessToken).then(
-      (r) => r.ok,
+  async initSDK(init: InitOptions): Promise<void> {
+    if (!init?.userAccessToken) throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.tokenRequired);
+    if (!init.customDomain) throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.domainRequired);
+    this.dispose();
+    const { platform, timing, simulatorUrl, fetch: f } = this.o;
+    const token = init.userAccessToken;
+    // The radio works whatever the SDK's base URL; the key pair (gen-key) is fetched from
+    // that base in the background, and a connect waits for it, as the SDK does.
+    const keys = fetchKeyPair(
+      f,
+      sdkApiBase(platform, init.customDomain, simulatorUrl, this.o.sdkBaseUrl),
+      token,
+    ).catch((e) => {
+      this.o.onError(e);
+      return false;
+    });
+    const session: Session = {
+      userToken: token,
+      userId: init.userId,
+      keys,
+      phone: Promise.resolve(undefined),
+    };
+    session.phone = createPhone(f, deviceMountFor(init.customDomain, simulatorUrl), token, {
+      platform,
+      timing,
+    }).then(
+      (phone) => {
+        if (this.session === session) session.pump = this.pump(phone);
+        return phone;
+      },
       (e) => {
-        this.fail(e);
-        return false;
+        this.o.onError(e);
+        return undefined;
       },
     );
-    this.session = { userToken: o.userAccessToken, keys, sdkApi, signed: new Map() };
+    this.session = session;
+  }
+
+  private pump(phone: PhoneClient): Pump {
+    return startPump(
+      phone,
+      this.o.pollMs,
+      this.emit,
+      (e) => {
+        if (e.name !== 'scanResult') return;
+        for (const d of (e.data as { devices: ScanDevice[] }).devices) this.seen.set(d.uuid, d);
+      },
+      this.o.onError,
+    );
+  }
+
+  private async phone(): Promise<PhoneClient | undefined> {
+    return this.session?.phone;
+  }
+  private kick(): void {
+    this.session?.pump?.kick();
   }
 
   async startScan(): Promise<void> {
     const run = ++this.scanRun;
-    void this.scanLoop(run).catch((e) => this.fail(e));
+    const phone = await this.phone();
+    if (!phone) {
+      // No SDK session: Bluetooth never reports powered on; both bridges give up with this.
+      void this.wait('poweredOnWait').then(() => {
+        if (run === this.scanRun) this.emit('scanTimeout', { reason: 'bluetoothNotPoweredOn' });
+      });
+      return;
+    }
+    for (const d of (await phone.scan()).devices) this.seen.set(d.uuid, d);
+    this.kick();
   }
 
   async stopScan(): Promise<void> {
     this.scanRun++;
+    await (await this.phone())?.stopScan();
   }
 
-  private async scanLoop(run: number): Promise<void> {
-    const session = this.session;
-    if (!session) {
-      // No initSDK: Bluetooth never reports powered on, and both bridges give up with this.
-      await this.waits.wait('poweredOnWait');
-      if (run === this.scanRun) this.emit('scanTimeout', { reason: 'bluetoothNotPoweredOn' });
-      return;
-    }
-    const seen = new Map<string, RadioDevice>();
-    // The window is counted in the double's own waits, so it follows a simulated clock too.
-    let elapsed = HARDWARE_MS.scanFirst;
-    await this.waits.wait('scanFirst');
-    for (;;) {
-      if (run !== this.scanRun) return;
-      const found = await this.options.link.scan(session.userToken);
-      if (run !== this.scanRun) return;
-      for (const d of found) {
-        seen.set(this.shownUuid(d), d);
-        this.scanned.set(this.shownUuid(d), d);
-      }
-      this.emit('scanResult', { devices: [...seen.values()].map((d) => this.scanDevice(d)) });
-      if (this.waits.instant || elapsed >= HARDWARE_MS.scanWindow) break;
-      await this.waits.wait('scanRepeat');
-      elapsed += HARDWARE_MS.scanRepeat;
-    }
-    if (run === this.scanRun) {
-      this.scanRun++;
-      this.emit('scanTimeout', {});
-    }
+  async connectBleDevice(c: ConnectOptions): Promise<void> {
+    const deviceToken = c?.deviceToken ?? this.session?.userId;
+    await this.connect({
+      ...(c?.uuid ? { uuid: c.uuid } : {}),
+      ...(c?.serialNumber ? { serialNumber: c.serialNumber } : {}),
+      ...(deviceToken ? { deviceToken } : {}),
+    });
   }
 
-  private scanDevice(d: RadioDevice): ScanDevice {
-    const uuid = this.shownUuid(d);
-    // Android's scan record has no Wi-Fi flag: the bridges report false there.
-    const base = { name: d.name, uuid, serialNumber: d.sn, rssi: d.rssi };
-    return this.options.platform === 'ios'
-      ? { ...base, supportWiFi: d.supportWiFi }
-      : { ...base, supportWiFi: false, macAddress: uuid };
-  }
-
-  private lookup(o: ConnectOptions | undefined): RadioDevice {
-    const byUuid = o?.uuid ? this.scanned.get(o.uuid) : undefined;
-    const found =
-      byUuid ?? [...this.scanned.values()].find((d) => o?.serialNumber && d.sn === o.serialNumber);
-    if (!found) throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
-    return found;
-  }
-
-  async connectBleDevice(o: ConnectOptions): Promise<void> {
-    this.scanRun++; // connecting stops a scan, as both bridges do
-    const device = this.lookup(o);
-    this.startConnect(device, undefined);
-  }
-
-  async recoveryConnectBleDevice(o: ConnectOptions | ScanDevice, historicalId: string): Promise<void> {
+  async recoveryConnectBleDevice(device: ConnectOptions | ScanDevice, historicalId: string): Promise<void> {
     if (typeof historicalId !== 'string' || !historicalId) {
       throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.historicalIdRequired);
     }
-    this.scanRun++;
-    const device = this.lookup(o as ConnectOptions);
-    this.startConnect(device, historicalId);
+    const d = device as ConnectOptions;
+    await this.connect({
+      ...(d?.uuid ? { uuid: d.uuid } : {}),
+      ...(d?.serialNumber ? { serialNumber: d.serialNumber } : {}),
+      pinned_id: historicalId,
+      clear: true,
+    });
   }
 
-  private startConnect(device: RadioDevice, pinnedId: string | undefined): void {
-    const session = this.session;
-    if (!session) throw new BridgeError('ERR_PLAUD', MESSAGES.notInitialised);
-    this.dropConnection();
+  private async connect(body: ConnectRequest): Promise<void> {
     const run = ++this.connectRun;
-    void this.connect(session, device, pinnedId, run).catch((e) => this.fail(e));
-  }
-
-  private async connect(session: Session, device: RadioDevice, pinnedId: string | undefined, run: number) {
-    const outcome = await this.handshake(session, device, pinnedId);
-    const ok = await showHandshake(outcome, {
-      platform: this.options.platform,
-      waits: this.waits,
-      emit: this.emit,
-      uuid: this.shownUuid(device),
-      current: () => run === this.connectRun,
-      setLink: (up) => {
-        this.linkUp = up;
-      },
-    });
-    if (!ok || run !== this.connectRun) return;
-    this.bound = device;
-    this.pump = startPump(
-      this.options.link,
-      device.sn,
-      session.userToken,
-      this.options.pollMs ?? 250,
-      this.emit,
-      (e) => this.fail(e),
-    );
-  }
-
-  /** The SDK's prerequisites (key pair, serial signature), then the radio's handshake. */
-  private async handshake(
-    session: Session,
-    device: RadioDevice,
-    pinnedId: string | undefined,
-  ): Promise<HandshakeOutcome> {
-    const keys = await session.keys;
-    const signed = keys && (await this.sign(session, device.sn));
-    if (!keys || !signed)
-      return { ok: false, reason: 'HANDSHAKE_FAIL', message: 'partner key pair or sn signature missing' };
-    if (!pinnedId && !handshakeTokenOf(session.userToken)) {
-      return { ok: false, reason: 'UUID_IS_EMPTY', message: 'no sub in the user token' };
+    this.scanRun++; // connecting stops a scan, as both bridges do
+    const session = this.session;
+    const phone = await this.phone();
+    const known =
+      (body.uuid && this.seen.get(body.uuid)) ||
+      [...this.seen.values()].find((d) => d.serialNumber === body.serialNumber);
+    if (!known || !phone) throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
+    await phone.stopScan();
+    if (!session || !(await session.keys)) {
+      await phone.disconnect();
+      void showLocalRefusal({
+        platform: this.o.platform,
+        wait: this.wait,
+        emit: this.emit,
+        uuid: known.uuid,
+        reason: 'HANDSHAKE_FAIL',
+        message: 'partner key pair not ready: the token is not valid where the SDK fetches its keys',
+        current: () => run === this.connectRun,
+      });
+      return;
     }
-    return this.options.link.handshake({
-      sn: device.sn,
-      uuid: device.uuid,
-      userToken: session.userToken,
-      ...(pinnedId ? { pinnedId } : {}),
-      clear: Boolean(pinnedId),
-    });
-  }
-
-  /** sn-sign once per serial; a failure is not cached, so the next connect signs again. */
-  private sign(session: Session, sn: string): Promise<boolean> {
-    let p = session.signed.get(sn);
-    if (!p) {
-      p = this.options.link.snSign(session.sdkApi, session.userToken, sn).then(
-        (r) => r.ok,
-        (e) => {
-          this.fail(e);
-          return false;
-        },
-      );
-      session.signed.set(sn, p);
-      void p.then((ok) => ok || session.signed.delete(sn));
+    try {
+      await phone.connect(body);
+    } catch (e) {
+      if (isProtocol(e, 404)) throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
+      if (isProtocol(e, 422) && body.pinned_id)
+        throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.historicalIdInvalid);
+      throw new BridgeError('ERR_PLAUD_CONNECT', (e as Error).message);
     }
-    return p;
-  }
-
-  private dropConnection(): void {
-    this.connectRun++;
-    this.pump?.stop();
-    this.pump = undefined;
-    this.bound = undefined;
+    this.kick();
   }
 
   async disconnect(): Promise<void> {
-    const device = this.bound;
-    const wasUp = this.linkUp;
-    this.dropConnection();
-    this.linkUp = false;
-    if (!wasUp) return;
-    const token = this.session?.userToken ?? '';
-    void (async () => {
-      if (device) await this.options.link.disconnect(device.sn, token);
-      await this.waits.wait('disconnect');
-      this.emit('connectState', { connected: false, failed: false, state: 0 });
-    })().catch((e) => this.fail(e));
+    this.connectRun++;
+    await (await this.phone())?.disconnect();
+    this.kick();
   }
 
-  /** Without a bound device the command cannot be sent: no event (a documented choice). */
-  async depair(o?: { clear?: boolean }): Promise<void> {
-    const device = this.bound;
-    if (!device || !this.session) return;
-    const token = this.session.userToken;
-    void (async () => {
-      const { status } = await this.options.link.depair(device.sn, token, o?.clear ?? true);
-      await this.waits.wait('depair');
-      this.emit('depair', { status });
-    })().catch((e) => this.fail(e));
+  /** Without a connected recorder the command cannot be sent: no event (a documented choice). */
+  async depair(d?: { clear?: boolean }): Promise<void> {
+    const phone = await this.phone();
+    if (!phone) return;
+    try {
+      await phone.depair(d?.clear ?? true);
+    } catch (e) {
+      if (isProtocol(e, 409)) return;
+      throw e;
+    }
+    this.kick();
   }
 
   async isConnected(): Promise<{ connected: boolean }> {
-    return { connected: this.linkUp };
+    const phone = await this.phone();
+    return { connected: phone ? (await phone.state()).connected : false };
   }
 
   /** Sessions after `startSessionId` (0: all). Not connected: nothing is sent, no event. */
-  async getFileList(o?: { startSessionId?: number }): Promise<void> {
-    const device = this.bound;
-    if (!device || !this.session) return;
-    const from = o?.startSessionId ?? 0;
-    const token = this.session.userToken;
-    void (async () => {
-      const recs = await this.options.link.recordings(device.sn, token);
-      await this.waits.wait('fileList');
-      const files = recs
-        .filter((r) => r.sessionId > from)
-        .map((r) => ({
-          sn: device.sn,
-          sessionId: r.sessionId,
-          size: r.size,
-          scenes: r.scene,
-          channels: r.channels,
-          isOgg: r.isOgg,
-          isMusic: false,
-          duration: r.duration,
-        }));
-      this.emit('fileList', { files });
-    })().catch((e) => this.fail(e));
+  async getFileList(g?: { startSessionId?: number }): Promise<void> {
+    const phone = await this.phone();
+    if (!phone) return;
+    const list = phone.recordings(Math.max(0, Math.floor(Number(g?.startSessionId ?? 0)) || 0));
+    void list
+      .then(async (files) => {
+        await this.wait('fileList');
+        this.emit('fileList', files);
+      })
+      .catch((e) => {
+        if (!isProtocol(e, 409)) this.o.onError(e);
+      });
   }
 
-  async exportAudio(o: ExportOptions): Promise<ExportResult> {
-    const sessionId = o?.sessionId;
+  async exportAudio(x: ExportOptions): Promise<ExportResult> {
+    const sessionId = x?.sessionId;
     if (typeof sessionId !== 'number' || !Number.isInteger(sessionId) || sessionId < 0) {
       throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.sessionRequired);
     }
     // An unknown format falls back to mp3, as both native modules' switch does.
-    const format = FORMATS.includes(o.format as AudioFormat) ? (o.format as AudioFormat) : 'mp3';
-    const device = this.bound;
-    if (!device || !this.session) throw new BridgeError('ERR_PLAUD_EXPORT', MESSAGES.exportNotConnected);
-    const got = await this.options.link.exportAudio(
-      device.sn,
-      this.session.userToken,
-      sessionId,
-      format,
-      o.channels ?? 1,
-    );
-    if (!got) throw new BridgeError('ERR_PLAUD_EXPORT', MESSAGES.exportNoSession);
+    const format = FORMATS.includes(x.format as AudioFormat) ? (x.format as AudioFormat) : 'mp3';
+    const phone = await this.phone();
+    if (!phone) throw new BridgeError('ERR_PLAUD_EXPORT', MESSAGES.exportNotConnected);
+    let bytes: Uint8Array;
+    try {
+      bytes = await phone.exportAudio(sessionId, format, x.channels ?? 1);
+    } catch (e) {
+      if (isProtocol(e, 409)) throw new BridgeError('ERR_PLAUD_EXPORT', MESSAGES.exportNotConnected);
+      if (isProtocol(e, 404)) throw new BridgeError('ERR_PLAUD_EXPORT', MESSAGES.exportNoSession);
+      if (isProtocol(e, 422)) throw new BridgeError('ERR_PLAUD_EXPORT', (e as Error).message);
+      throw e;
+    }
     for (const progress of [0, 25, 50, 75, 100]) {
-      await this.waits.wait('exportStep');
+      await this.wait('exportStep');
       this.emit('exportProgress', { sessionId, progress, message: progress === 100 ? 'done' : 'exporting' });
     }
-    const outputPath = `${EXPORT_DIR[this.options.platform]}/${device.sn}_${sessionId}.${got.format}`;
-    this.exports.set(outputPath, got.bytes);
+    const outputPath = `${EXPORT_DIR[this.o.platform]}/${sessionId}.${format}`;
+    this.exports.set(outputPath, bytes);
     return { sessionId, outputPath };
   }
 
@@ -335,10 +276,15 @@ export class BridgeCore {
     return this.exports.get(raw.replace(/^file:\/\//, ''));
   }
 
-  /** Stops polling and forgets the session (tests; a hot reload). */
+  /** Stops polling and forgets the phone on the simulator (a new initSDK, a reconfigure). */
   dispose(): void {
-    this.dropConnection();
+    const s = this.session;
+    this.session = undefined;
     this.scanRun++;
-    this.linkUp = false;
+    this.connectRun++;
+    this.seen.clear();
+    if (!s) return;
+    s.pump?.stop();
+    void s.phone.then((p) => p?.forget()).catch(() => undefined);
   }
 }

@@ -28,6 +28,8 @@ export const MESSAGES = {
   notInitialised: 'SDK not initialised — call initSDK before connecting',
   sessionRequired: 'sessionId is required',
   historicalIdRequired: 'historicalId is required',
+  historicalIdInvalid:
+    'historicalId must be a bind_history id (client_user_<uuid>) or a 32-hex handshake token',
   // The SDK's export callback reports these as plain strings (wording is ours: undocumented).
   exportNotConnected: 'device not connected',
   exportNoSession: 'recording not found on the device',

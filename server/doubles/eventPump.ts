@@ -1,67 +1,68 @@
 import type { Emit } from './handshakeShow.js';
-import type { DeviceLink, RadioEvent } from './link.js';
+import type { PhoneClient } from './phoneClient.js';
+import type { EventName, EventPayloads } from './types.js';
 
 /**
- * While a device is connected, what happens on it (record pressed, stopped, paused, resumed)
- * reaches the app as events. The radio is polled every `pollMs` of real time: polling is how
- * the double hears the device, not a device timing, so it does not follow the simulated clock.
+ * The phone's bridge events, polled from the device protocol (`GET …/events?after=`) and
+ * emitted in order. The protocol schedules them on the simulated clock; polling only decides
+ * how soon after they are due the app hears them. `kick()` polls at once (after a call that
+ * scheduled events), so `timing: 'instant'` tests do not wait for the interval.
  */
 export interface Pump {
+  kick(): void;
   stop(): void;
 }
 
+// penState's fields are undocumented: what a connected, unlocked recorder reports here.
+const PEN_STATE = { state: 1, privacy: 0, keyState: 0, uDisk: 0 };
+
 export function startPump(
-  link: DeviceLink,
-  sn: string,
-  userToken: string,
+  phone: PhoneClient,
   pollMs: number,
   emit: Emit,
+  seen: (e: { name: EventName; data: unknown }) => void,
   onError: (e: unknown) => void,
 ): Pump {
+  let cursor = 0;
   let stopped = false;
-  let cursor: string | undefined;
+  let running = false;
+  let again = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const round = async () => {
-    try {
-      const got = await link.events(sn, userToken, cursor);
-      if (stopped) return;
-      cursor = got.cursor;
-      for (const e of got.events) emitRadioEvent(e, emit);
-    } catch (e) {
-      if (!stopped) onError(e);
+    if (running) {
+      again = true;
+      return;
     }
-    if (!stopped) timer = setTimeout(round, pollMs);
+    running = true;
+    if (timer) clearTimeout(timer);
+    try {
+      do {
+        again = false;
+        const page = await phone.events(cursor);
+        if (stopped) return;
+        cursor = page.cursor;
+        for (const e of page.events) {
+          const name = e.name as EventName;
+          seen({ name, data: e.data });
+          if (name === 'bind' && (e.data as { status?: number }).status === 0)
+            emit('penState', { ...PEN_STATE });
+          emit(name, e.data as EventPayloads[typeof name]);
+        }
+        if (page.events.length === 500) again = true;
+      } while (again && !stopped);
+    } catch (err) {
+      if (!stopped) onError(err);
+    } finally {
+      running = false;
+      if (!stopped) timer = setTimeout(round, pollMs);
+    }
   };
   void round();
   return {
+    kick: () => void round(),
     stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
     },
   };
-}
-
-/**
- * `start` and `status` are undocumented: `start` is sent as the start time in seconds and
- * `status` as 0 (a documented choice; see docs/virtual-devices.md).
- */
-function emitRadioEvent(e: RadioEvent, emit: Emit): void {
-  if ('fileSize' in e) {
-    emit(e.type, {
-      sessionId: e.sessionId,
-      reason: e.reason,
-      fileExist: e.fileSize > 0,
-      fileSize: e.fileSize,
-    });
-    return;
-  }
-  const base = {
-    sessionId: e.sessionId,
-    start: Math.floor(e.startTime / 1000),
-    status: 0,
-    scene: e.scene,
-    startTime: e.startTime,
-  };
-  if (e.type === 'recordStart') emit('recordStart', { ...base, reason: e.reason ?? 0 });
-  else emit('recordResume', base);
 }

@@ -2,29 +2,9 @@ import { redirectTarget } from '../redirect/hosts.js';
 import type { Platform } from './types.js';
 
 /**
- * What the SDK derives from `initSDK` before it can talk to a device: the handshake token
- * (from the JWT's `sub`) and where its own cloud calls go (gen-key, sn-sign).
+ * Where a phone's calls go, from what the app gives `initSDK`: the device protocol mount of
+ * the region it names, and the base of the SDK's own cloud calls (gen-key).
  */
-
-/**
- * The handshake token of a user token: its `sub` without `client_user_` and without hyphens
- * (device-sdk-notes, "Binding, in order" 1). Empty when the token is no JWT or has no `sub`:
- * the handshake then fails with UUID_IS_EMPTY, as on a phone.
- */
-export function handshakeTokenOf(userToken: string): string {
-  const payload = userToken.split('.')[1];
-  if (!payload) return '';
-  try {
-    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
-    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
-    return typeof sub === 'string' ? pinnedToken(sub) : '';
-  } catch {
-    return '';
-  }
-}
-
-/** The handshake token a `client_user_…` id stands for. */
-export const pinnedToken = (id: string): string => id.replace(/^client_user_/, '').replace(/-/g, '');
 
 /**
  * The partner API base for a host the app names: a live host goes to its region's prefix on
@@ -54,3 +34,7 @@ export function sdkApiBase(
   const host = platform === 'android' && sdkBaseUrl === 'jp' ? ANDROID_DEFAULT_SDK_HOST : customDomain;
   return apiBaseFor(host, simulatorUrl);
 }
+
+/** The device-protocol mount of the region `customDomain` names (`/__device`, `/jp/__device`). */
+export const deviceMountFor = (customDomain: string, simulatorUrl: string): string =>
+  apiBaseFor(customDomain, simulatorUrl).replace(/\/developer\/api$/, '/__device');
