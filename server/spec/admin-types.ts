@@ -233,7 +233,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The device side of one recorder */
+        /**
+         * The device side of one recorder
+         * @description Its radio, pairing, battery, firmware, recording in progress and finished recordings.
+         */
         get: operations["getRecorder"];
         /**
          * Create or replace a recorder's device side
@@ -364,7 +367,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a recording from the recorder */
+        /**
+         * Delete a recording from the recorder
+         * @description Removes it (and its uploaded bytes); phones no longer list it.
+         */
         delete: operations["deleteRecorderRecording"];
         options?: never;
         head?: never;
@@ -851,7 +857,7 @@ export interface components {
              * @description Format of its stored bytes (`mp3` for generated silence).
              * @enum {string}
              */
-            format: "mp3" | "wav" | "m4a";
+            format: "mp3" | "wav";
             /** @enum {string} */
             source: "generated" | "fixture" | "upload";
             /** @description Bytes of its default export. */
@@ -910,18 +916,19 @@ export interface components {
                 message: string;
             };
         };
+        /** @description Exactly one of `duration_s`, `fixture`, or `audio_base64` with `format` (else 422 with `loc` `["body"]`). */
         NewRecording: {
             duration_s?: number;
             /** @enum {string} */
-            fixture?: "hello.wav" | "meeting.mp3" | "note.m4a";
+            fixture?: "hello.wav" | "meeting.mp3";
             audio_base64?: string;
             /** @enum {string} */
-            format?: "mp3" | "wav" | "m4a";
+            format?: "mp3" | "wav";
             /** @default 0 */
             scene?: number;
             /** Format: date-time */
             start_time?: string;
-        } & (unknown | unknown | unknown);
+        };
         RecordPress: {
             /** @enum {string} */
             action: "start" | "stop";
@@ -1912,6 +1919,7 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["RecorderNotFound"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -2057,6 +2065,7 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["RecorderNotFound"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
             "5XX": components["responses"]["ServerError"];
         };

@@ -244,7 +244,7 @@ export interface paths {
          *       and `pcm` (16 kHz, signed 16-bit little-endian, mono) of exactly its duration;
          *     - a recording added with **real audio** (a fixture or uploaded bytes) is exported in
          *       its own format byte for byte, and a 16-bit PCM `wav` also as `pcm` (its samples);
-         *     - anything else, and every `opus`, is `422 FORMAT_UNAVAILABLE` (the simulator has
+         *     - anything else, and every `opus`, is `406 FORMAT_UNAVAILABLE` (the simulator has
          *       no encoder); `channels` other than 1 likewise.
          *     The answer's `X-Sim-Duration` header is the duration in seconds.
          */
@@ -291,7 +291,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document */
+        /**
+         * This document
+         * @description The device protocol document as served, its `servers` naming this instance.
+         */
         get: operations["getDeviceSpec"];
         put?: never;
         post?: never;
@@ -319,19 +322,26 @@ export interface components {
         };
         /**
          * @description How a lock looks in the events, and the form of `uuid` (Android a MAC, iOS a UUID).
+         * @example android
          * @enum {string}
          */
         Platform: "ios" | "android";
         /**
          * @description `hardware`: events spread as on a real phone; `instant`: every event due at once.
+         * @example instant
          * @enum {string}
          */
         Timing: "hardware" | "instant";
+        /** @example 8810B30227290003 */
         SerialNumber: string;
-        /** @description A user's `sub` with `client_user_` stripped and hyphens dropped. */
+        /**
+         * @description A user's `sub` with `client_user_` stripped and hyphens dropped.
+         * @example 3f2c8a901b2c4d5e8f90123456789abc
+         */
         HandshakeToken: string;
         /**
          * @default mp3
+         * @example wav
          * @enum {string}
          */
         AudioFormat: "mp3" | "wav" | "pcm" | "opus";
@@ -375,7 +385,16 @@ export interface components {
              */
             window_ms?: number;
         };
-        /** @description One entry of the bridge's `scanResult.devices`. */
+        /**
+         * @description One entry of the bridge's `scanResult.devices`.
+         * @example {
+         *       "name": "PLAUD NOTE Pro",
+         *       "uuid": "C6:7A:2E:11:90:3B",
+         *       "serialNumber": "8810B30227290003",
+         *       "rssi": -55,
+         *       "supportWiFi": false
+         *     }
+         */
         ScannedDevice: {
             name: string;
             /** @description Android: the MAC (`AA:BB:CC:DD:EE:FF`); iOS: a UUID derived from it. Changes on depair. */
@@ -392,7 +411,7 @@ export interface components {
              */
             ends_at: string;
         };
-        /** @description Name the recorder by `uuid` or `serialNumber` (at least one; `uuid` wins). */
+        /** @description Name the recorder by `uuid` or `serialNumber` (at least one, else 422 with `loc` `["body"]`; `uuid` wins). */
         ConnectRequest: {
             uuid?: string;
             serialNumber?: components["schemas"]["SerialNumber"];
@@ -405,7 +424,7 @@ export interface components {
              * @default false
              */
             clear?: boolean;
-        } | unknown | unknown;
+        };
         Connection: {
             sn: components["schemas"]["SerialNumber"];
             uuid: string;
@@ -439,7 +458,19 @@ export interface components {
             uuid: string;
             recordings_deleted: number;
         };
-        /** @description One entry of the bridge's `fileList.files`. */
+        /**
+         * @description One entry of the bridge's `fileList.files`.
+         * @example {
+         *       "sn": "8810B30227290003",
+         *       "sessionId": 1764080000,
+         *       "size": 1440000,
+         *       "scenes": 0,
+         *       "channels": 1,
+         *       "isOgg": false,
+         *       "isMusic": false,
+         *       "duration": 90
+         *     }
+         */
         FileInfo: {
             sn: components["schemas"]["SerialNumber"];
             /** @description The recording's start in Unix seconds; unique per recorder. */
@@ -457,6 +488,27 @@ export interface components {
         FileList: {
             files: components["schemas"]["FileInfo"][];
         };
+        /**
+         * @example {
+         *       "seq": 7,
+         *       "at": "2026-01-01T00:00:01.000Z",
+         *       "name": "bind",
+         *       "data": {
+         *         "sn": "8810B30227290003",
+         *         "status": 0,
+         *         "protVersion": 3
+         *       }
+         *     }
+         * @example {
+         *       "seq": 8,
+         *       "at": "2026-01-01T00:00:10.000Z",
+         *       "name": "connectFail",
+         *       "data": {
+         *         "mac": "C6:7A:2E:11:90:3B",
+         *         "reason": "TOKEN_NOT_MARCH"
+         *       }
+         *     }
+         */
         Event: {
             seq: number;
             /**
@@ -467,7 +519,9 @@ export interface components {
             /** @enum {string} */
             name: "scanResult" | "scanTimeout" | "connectState" | "bind" | "connectFail" | "depair" | "recordStart" | "recordStop";
             /** @description The bridge's payload: `scanResult {devices}`, `scanTimeout {}`, `connectState {connected, failed, state}`, `bind {sn, status, protVersion}`, `connectFail {mac, reason}`, `depair {status}`, `recordStart {sessionId, start, status, scene, startTime}`, `recordStop {sessionId, reason, fileExist, fileSize}`. */
-            data: Record<string, never>;
+            data: {
+                [key: string]: unknown;
+            };
         };
         EventPage: {
             events: components["schemas"]["Event"][];
@@ -639,6 +693,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["PhoneNotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     deletePhone: {
@@ -660,6 +715,7 @@ export interface operations {
                 content?: never;
             };
             404: components["responses"]["PhoneNotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     startScan: {
@@ -710,6 +766,7 @@ export interface operations {
                 content?: never;
             };
             404: components["responses"]["PhoneNotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     connectDevice: {
@@ -776,6 +833,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["PhoneNotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     depairDevice: {
@@ -887,16 +945,12 @@ export interface operations {
                 content: {
                     "audio/mpeg": string;
                     "audio/wav": string;
-                    /** @description `pcm`: raw samples. */
                     "application/octet-stream": string;
-                    /** @description A recording uploaded as m4a, exported as itself. */
-                    "audio/mp4": string;
                 };
             };
             404: components["responses"]["RecordingNotFound"];
-            409: components["responses"]["NotConnected"];
-            /** @description A bad `format`/`channels` (`ValidationError`), or a format the simulator cannot produce honestly from this recording (`FORMAT_UNAVAILABLE`, `ErrorBody`, naming the formats it can). */
-            422: {
+            /** @description A format the simulator cannot produce honestly from this recording (`FORMAT_UNAVAILABLE`, naming the formats it can), or `channels` other than 1. */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -907,9 +961,11 @@ export interface operations {
                      *       "message": "Recording 1764080000 is real mp3 audio; it can be exported as: mp3"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            409: components["responses"]["NotConnected"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     pollEvents: {
@@ -957,6 +1013,7 @@ export interface operations {
                     "text/yaml": string;
                 };
             };
+            422: components["responses"]["ValidationFailed"];
         };
     };
 }
