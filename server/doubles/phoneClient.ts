@@ -70,7 +70,7 @@ const json = (method: string, body?: unknown, token?: string): RequestInit => ({
 /** `POST {api}/open/partner/sdk/gen-key` as the SDK makes it: does the key pair arrive? */
 export async function fetchKeyPair(f: Fetch, api: string, userToken: string): Promise<boolean> {
   try {
-    await call(f, `${api}/open/partner/sdk/gen-key`, json('POST', {}, userToken));
+    await call(f, `${api}/open/partner/sdk/gen-key`, json('POST', undefined, userToken));
     return true;
   } catch (e) {
     if (e instanceof ProtocolError) return false;
