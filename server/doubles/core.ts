@@ -257,7 +257,7 @@ export class BridgeCore {
     } catch (e) {
       if (isProtocol(e, 409)) throw new BridgeError('ERR_PLAUD_EXPORT', MESSAGES.exportNotConnected);
       if (isProtocol(e, 404)) throw new BridgeError('ERR_PLAUD_EXPORT', MESSAGES.exportNoSession);
-      if (isProtocol(e, 422)) throw new BridgeError('ERR_PLAUD_EXPORT', (e as Error).message);
+      if (isProtocol(e, 406, 422)) throw new BridgeError('ERR_PLAUD_EXPORT', (e as Error).message);
       throw e;
     }
     for (const progress of [0, 25, 50, 75, 100]) {
