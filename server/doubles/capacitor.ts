@@ -142,8 +142,17 @@ export class PlaudSdkWeb implements BridgeMethods {
   }
 }
 
-/** The `web` entry of a `registerPlugin('PlaudSdk', { web: … })` call. */
-export const createPlaudSdkWeb = (options: DoubleOptions = {}) => new PlaudSdkWeb(options);
+let shared: PlaudSdkWeb | undefined;
+/**
+ * The `web` entry of a `registerPlugin('PlaudSdk', { web: … })` call: the page's one plugin.
+ * Capacitor calls a lazy loader once per method call until the first load finishes, so
+ * early concurrent calls (listeners registered at start-up) would otherwise each get a
+ * phone of their own. `new PlaudSdkWeb(options)` makes an independent one.
+ */
+export const createPlaudSdkWeb = (options: DoubleOptions = {}): PlaudSdkWeb => {
+  shared ??= new PlaudSdkWeb(options);
+  return shared;
+};
 
 type RegisterPlugin = <T>(name: string, implementations: { web: unknown }) => T;
 
@@ -156,5 +165,5 @@ export function installPlaudSdkDouble<T = PlaudSdkWeb>(
   registerPlugin: RegisterPlugin,
   options: DoubleOptions = {},
 ): T {
-  return registerPlugin<T>('PlaudSdk', { web: createPlaudSdkWeb(options) });
+  return registerPlugin<T>('PlaudSdk', { web: new PlaudSdkWeb(options) });
 }
