@@ -5,11 +5,10 @@ import {
   type ConnectRequest,
   createPhone,
   type Fetch,
-  fetchKeyPair,
   type PhoneClient,
   ProtocolError,
 } from './phoneClient.js';
-import { deviceMountFor, sdkApiBase } from './sdkCloud.js';
+import { deviceMountFor, sdkHostFor } from './sdkCloud.js';
 import { type Timing, type Wait, waitFor } from './timing.js';
 import type {
   AudioFormat,
@@ -74,38 +73,45 @@ export class BridgeCore {
     if (!init?.userAccessToken) throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.tokenRequired);
     if (!init.customDomain) throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.domainRequired);
     this.dispose();
-    const { platform, timing, simulatorUrl, fetch: f } = this.o;
-    const token = init.userAccessToken;
-    // The radio works whatever the SDK's base URL; the key pair (gen-key) is fetched from
-    // that base in the background, and a connect waits for it, as the SDK does.
-    const keys = fetchKeyPair(
-      f,
-      sdkApiBase(platform, init.customDomain, simulatorUrl, this.o.sdkBaseUrl),
-      token,
-    ).catch((e) => {
-      this.o.onError(e);
-      return false;
-    });
     const session: Session = {
-      userToken: token,
+      userToken: init.userAccessToken,
       userId: init.userId,
-      keys,
       phone: Promise.resolve(undefined),
+      keys: Promise.resolve(false),
     };
-    session.phone = createPhone(f, deviceMountFor(init.customDomain, simulatorUrl), token, {
-      platform,
-      timing,
-    }).then(
-      (phone) => {
-        if (this.session === session) session.pump = this.pump(phone);
-        return phone;
+    const ready = this.openPhone(init).then(
+      (r) => {
+        if (r && this.session === session) session.pump = this.pump(r.phone);
+        return r;
       },
       (e) => {
         this.o.onError(e);
         return undefined;
       },
     );
+    session.phone = ready.then((r) => r?.phone);
+    session.keys = ready.then((r) => r?.keys ?? false);
     this.session = session;
+  }
+
+  /**
+   * The SDK fetches its key pair where its base URL points; the device protocol's phone
+   * creation is that check (`401 CLIENT_USER_NOT_FOUND` for a token of the other region) and
+   * answers CORS, so it also works from a browser page. When the keys cannot arrive (Android's
+   * JP default with a US token), the radio still scans: the phone is made where the app's
+   * domain points, and every handshake fails on the phone, as on hardware.
+   */
+  private async openPhone(init: InitOptions): Promise<{ phone: PhoneClient; keys: boolean } | undefined> {
+    const { platform, timing, simulatorUrl, fetch: f, sdkBaseUrl } = this.o;
+    const options = { platform, timing };
+    const sdkMount = deviceMountFor(sdkHostFor(platform, init.customDomain, sdkBaseUrl), simulatorUrl);
+    const appMount = deviceMountFor(init.customDomain, simulatorUrl);
+    try {
+      return { phone: await createPhone(f, sdkMount, init.userAccessToken, options), keys: true };
+    } catch (e) {
+      if (!isProtocol(e, 401) || sdkMount === appMount) throw e;
+      return { phone: await createPhone(f, appMount, init.userAccessToken, options), keys: false };
+    }
   }
 
   private pump(phone: PhoneClient): Pump {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PlaudSdkWeb } from './capacitor.js';
 import { PlaudSdkDouble } from './reactNative.js';
-import { apiBaseFor, deviceMountFor, sdkApiBase } from './sdkCloud.js';
+import { apiBaseFor, deviceMountFor, sdkHostFor } from './sdkCloud.js';
 import type { EventName } from './types.js';
 
 // What the doubles answer before any device is involved: where a phone's calls go, the coded
@@ -22,9 +22,11 @@ describe('where the SDK sends its calls', () => {
     expect(deviceMountFor('127.0.0.1:5000', SIM)).toBe('http://127.0.0.1:5000/__device');
   });
   it("sends Android's key fetch to JP unless the app repoints it; iOS follows customDomain", () => {
-    expect(sdkApiBase('android', 'platform-us.plaud.ai', SIM, 'jp')).toBe(`${SIM}/jp/developer/api`);
-    expect(sdkApiBase('android', 'platform-us.plaud.ai', SIM, 'customDomain')).toBe(`${SIM}/developer/api`);
-    expect(sdkApiBase('ios', 'platform-us.plaud.ai', SIM, 'jp')).toBe(`${SIM}/developer/api`);
+    expect(deviceMountFor(sdkHostFor('android', 'platform-us.plaud.ai', 'jp'), SIM)).toBe(
+      `${SIM}/jp/__device`,
+    );
+    expect(sdkHostFor('android', 'platform-us.plaud.ai', 'customDomain')).toBe('platform-us.plaud.ai');
+    expect(sdkHostFor('ios', 'platform-us.plaud.ai', 'jp')).toBe('platform-us.plaud.ai');
   });
 });
 

@@ -67,17 +67,6 @@ const json = (method: string, body?: unknown, token?: string): RequestInit => ({
   ...(body === undefined ? {} : { body: JSON.stringify(body) }),
 });
 
-/** `POST {api}/open/partner/sdk/gen-key` as the SDK makes it: does the key pair arrive? */
-export async function fetchKeyPair(f: Fetch, api: string, userToken: string): Promise<boolean> {
-  try {
-    await call(f, `${api}/open/partner/sdk/gen-key`, json('POST', undefined, userToken));
-    return true;
-  } catch (e) {
-    if (e instanceof ProtocolError) return false;
-    throw e;
-  }
-}
-
 /** Creates a phone (initSDK) at a device-protocol mount such as `http://host/__device`. */
 export async function createPhone(
   f: Fetch,

@@ -21,20 +21,17 @@ export function apiBaseFor(domain: string, simulatorUrl: string): string {
 export const ANDROID_DEFAULT_SDK_HOST = 'platform-jp.plaud.ai';
 
 /**
- * Where the SDK sends gen-key and sn-sign. iOS follows `customDomain`; Android goes to JP
- * unless the app repoints the SDK's partner client (`sdkBaseUrl: 'customDomain'`, what the
- * official Capacitor Android plugin does; the React Native module does not).
+ * The host the SDK sends its own cloud calls to (gen-key, sn-sign). iOS follows
+ * `customDomain`; Android goes to JP unless the app repoints the SDK's partner client
+ * (`sdkBaseUrl: 'customDomain'`, what the official Capacitor Android plugin does; the React
+ * Native module does not).
  */
-export function sdkApiBase(
+export const sdkHostFor = (
   platform: Platform,
   customDomain: string,
-  simulatorUrl: string,
   sdkBaseUrl: 'jp' | 'customDomain',
-): string {
-  const host = platform === 'android' && sdkBaseUrl === 'jp' ? ANDROID_DEFAULT_SDK_HOST : customDomain;
-  return apiBaseFor(host, simulatorUrl);
-}
+): string => (platform === 'android' && sdkBaseUrl === 'jp' ? ANDROID_DEFAULT_SDK_HOST : customDomain);
 
-/** The device-protocol mount of the region `customDomain` names (`/__device`, `/jp/__device`). */
-export const deviceMountFor = (customDomain: string, simulatorUrl: string): string =>
-  apiBaseFor(customDomain, simulatorUrl).replace(/\/developer\/api$/, '/__device');
+/** The device-protocol mount of the region a host names (`/__device`, `/jp/__device`). */
+export const deviceMountFor = (host: string, simulatorUrl: string): string =>
+  apiBaseFor(host, simulatorUrl).replace(/\/developer\/api$/, '/__device');
