@@ -196,4 +196,50 @@ describe('a React Native app on the RN double', () => {
     expect(scan.devices.length).toBeGreaterThan(0);
     stop();
   });
+
+  it("hardware timing follows the app's simulated clock: frozen, Android's lock refusal waits for the 10 s timeout", async () => {
+    const sn = '8810FLOW00000003';
+    const userId = 'rn-frozen-clock';
+    const client = new PartnerClient({ api: sim.api, app: DEMO_US, userId });
+    const user = { sub: TokenService.userSub(DEMO_US.client_id, userId), client_id: DEMO_US.client_id };
+    const arranged = await http('POST', `${sim.admin}/recorders/${sn}/arrange`, {
+      json: { case: 'classic_lock', user },
+    });
+    expect(arranged.status, arranged.text).toBe(200);
+    const clock = async (body: object) =>
+      expect(
+        (await http('POST', `${sim.admin}/clock`, { json: { client_id: DEMO_US.client_id, ...body } }))
+          .status,
+      ).toBe(200);
+    configurePlaudSdkDouble({
+      simulatorUrl: sim.url,
+      platform: 'android',
+      sdkBaseUrl: 'customDomain',
+      pollMs: 20,
+      onError: () => {},
+    });
+    const { seen, stop } = listen();
+    await clock({ freeze: true });
+    try {
+      await PlaudSdk.initSDK({
+        userAccessToken: await client.userToken(),
+        customDomain: 'platform-us.plaud.ai',
+      });
+      await PlaudSdk.startScan();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(seen.filter((e) => e.name === 'scanResult')).toEqual([]);
+      await clock({ advance_ms: 500 });
+      await next(seen, 'scanResult', 0, (d) => d.devices.some((x) => x.serialNumber === sn));
+      const mark = seen.length;
+      await PlaudSdk.connectBleDevice({ serialNumber: sn });
+      await clock({ advance_ms: 9_000 });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(seen.slice(mark).filter((e) => e.name === 'connectState')).toEqual([]);
+      await clock({ advance_ms: 1_500 });
+      expect(await next(seen, 'connectState', mark)).toEqual({ connected: false, failed: true, state: 2 });
+    } finally {
+      await clock({ freeze: false });
+      stop();
+    }
+  });
 });
