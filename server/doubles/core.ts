@@ -1,17 +1,11 @@
+import { ExportStore, exportAudio } from './audioExport.js';
 import { BridgeError, MESSAGES } from './errors.js';
 import { type Pump, startPump } from './eventPump.js';
 import { type Emit, showLocalRefusal } from './handshakeShow.js';
-import {
-  type ConnectRequest,
-  createPhone,
-  type Fetch,
-  type PhoneClient,
-  ProtocolError,
-} from './phoneClient.js';
+import { type ConnectRequest, createPhone, type Fetch, isProtocol, type PhoneClient } from './phoneClient.js';
 import { deviceMountFor, sdkHostFor } from './sdkCloud.js';
 import { type Timing, type Wait, waitFor } from './timing.js';
 import type {
-  AudioFormat,
   ConnectOptions,
   ExportOptions,
   ExportResult,
@@ -45,14 +39,6 @@ interface Session {
   pump?: Pump;
 }
 
-const FORMATS: readonly AudioFormat[] = ['pcm', 'mp3', 'wav', 'opus'];
-const EXPORT_DIR: Record<Platform, string> = {
-  ios: '/var/mobile/Containers/Data/Application/PARTNER-SIM/Documents/PlaudExports',
-  android: '/data/user/0/ai.plaud.partnersim/files/PlaudExports',
-};
-const isProtocol = (e: unknown, ...status: number[]): e is ProtocolError =>
-  e instanceof ProtocolError && status.includes(e.status);
-
 export class BridgeCore {
   private readonly wait: Wait;
   private session: Session | undefined;
@@ -60,7 +46,7 @@ export class BridgeCore {
   private readonly seen = new Map<string, ScanDevice>();
   private scanRun = 0;
   private connectRun = 0;
-  private readonly exports = new Map<string, Uint8Array>();
+  private readonly exports = new ExportStore();
 
   constructor(
     private readonly o: CoreOptions,
@@ -249,37 +235,17 @@ export class BridgeCore {
   }
 
   async exportAudio(x: ExportOptions): Promise<ExportResult> {
-    const sessionId = x?.sessionId;
-    if (typeof sessionId !== 'number' || !Number.isInteger(sessionId) || sessionId < 0) {
-      throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.sessionRequired);
-    }
-    // An unknown format falls back to mp3, as both native modules' switch does.
-    const format = FORMATS.includes(x.format as AudioFormat) ? (x.format as AudioFormat) : 'mp3';
-    const phone = await this.phone();
-    if (!phone) throw new BridgeError('ERR_PLAUD_EXPORT', MESSAGES.exportNotConnected);
-    let bytes: Uint8Array;
-    try {
-      bytes = await phone.exportAudio(sessionId, format, x.channels ?? 1);
-    } catch (e) {
-      if (isProtocol(e, 409)) throw new BridgeError('ERR_PLAUD_EXPORT', MESSAGES.exportNotConnected);
-      if (isProtocol(e, 404)) throw new BridgeError('ERR_PLAUD_EXPORT', MESSAGES.exportNoSession);
-      if (isProtocol(e, 406, 422)) throw new BridgeError('ERR_PLAUD_EXPORT', (e as Error).message);
-      throw e;
-    }
-    for (const progress of [0, 25, 50, 75, 100]) {
-      await this.wait('exportStep');
-      this.emit('exportProgress', { sessionId, progress, message: progress === 100 ? 'done' : 'exporting' });
-    }
-    const outputPath = `${EXPORT_DIR[this.o.platform]}/${sessionId}.${format}`;
-    this.exports.set(outputPath, bytes);
-    return { sessionId, outputPath };
+    return exportAudio(await this.phone(), x, {
+      platform: this.o.platform,
+      wait: this.wait,
+      emit: this.emit,
+      store: this.exports,
+    });
   }
 
   /** Bytes of an export by its outputPath (also a `file://` or `…/_capacitor_file_/…` URL). */
   readExport(path: string): Uint8Array | undefined {
-    const marker = path.indexOf('_capacitor_file_');
-    const raw = marker >= 0 ? decodeURIComponent(path.slice(marker + '_capacitor_file_'.length)) : path;
-    return this.exports.get(raw.replace(/^file:\/\//, ''));
+    return this.exports.read(path);
   }
 
   /** Stops polling and forgets the phone on the simulator (a new initSDK, a reconfigure). */

@@ -37,6 +37,9 @@ export class ProtocolError extends Error {
   }
 }
 
+export const isProtocol = (e: unknown, ...status: number[]): e is ProtocolError =>
+  e instanceof ProtocolError && status.includes(e.status);
+
 export type Fetch = typeof fetch;
 
 async function call(f: Fetch, url: string, init: RequestInit = {}): Promise<Response> {
