@@ -12,6 +12,7 @@ import { DeviceRegistry } from './domain/devices.js';
 import type { Instance } from './domain/instance.js';
 import { PhoneService } from './domain/phones.js';
 import { RecorderRegistry } from './domain/recorders.js';
+import { SdkKeys } from './domain/sdkKeys.js';
 import { TokenService } from './domain/tokens.js';
 import { readFixture } from './spec/fixtures.js';
 import { apiSpec } from './spec/openapi.js';
@@ -86,7 +87,7 @@ export function createServices(deps: CoreDeps): Services {
       }
     },
   };
-  const devices = new DeviceRegistry(store, random.fork('devices'));
+  const devices = new DeviceRegistry(store, random.fork('devices'), new SdkKeys(instance.secret('sn-sign')));
   const recorders = new RecorderRegistry(store, random.fork('recorders'), clock);
   // [services:create:devices]
   const storage = new StorageService(

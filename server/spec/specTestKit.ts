@@ -120,6 +120,8 @@ export const API_OPS = [
   'createUserToken',
   'getDeviceBinding',
   'signDeviceSerial',
+  'verifyDeviceSignature',
+  'generateSdkKeys',
   'bindDevice',
   'unbindDevice',
   'generatePresignedUrls',
@@ -134,6 +136,8 @@ export const API_OPS = [
 export const API_EXTENSIONS = [
   'refreshPartnerToken',
   'signDeviceSerial',
+  'verifyDeviceSignature',
+  'generateSdkKeys',
   'bindDevice',
   'unbindDevice',
   'uploadPartPreflight',

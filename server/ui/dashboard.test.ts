@@ -140,6 +140,36 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     expect((await binding(sn)).body.is_bind).toBe(false);
   });
 
+  it('arranges every device-lock case with one button each, and presses record and stop', async () => {
+    const sn = '8820UIREC00001';
+    const cases: [string, string][] = [
+      ['Classic lock', 'unlocked'],
+      ['Cloud true, another account', 'owner must unbind it first'],
+      ['Paired to a user not in history', 'none of the previous accounts'],
+      ['Right id behind 55 duplicates', 'unlocked'],
+      ['Right id as the 6th distinct id', 'none of the previous accounts'],
+      ['Never paired, never signed', 'without recovery'],
+      ['Out of range', 'not found by the scan'],
+      ['Battery low', 'without recovery'],
+      ['Recording in progress', 'is recording'],
+    ];
+    await page.getByRole('textbox', { name: 'Recorder to arrange (its serial)' }).fill(sn);
+    for (const [button, ends] of cases) {
+      await page.getByRole('button', { name: button, exact: true }).click();
+      await poll(() => page.locator('#recorder-result').textContent()).toContain(ends);
+    }
+    await poll(() => page.locator(`tr[data-recorder="${sn}"]`).textContent()).toContain('recording since');
+    await page.getByRole('button', { name: 'Press stop' }).click();
+    await poll(async () => (await http('GET', `${sim.admin}/recorders/${sn}`)).body.recordings.length).toBe(
+      1,
+    );
+    await page.getByRole('button', { name: 'Press record' }).click();
+    await poll(async () => (await http('GET', `${sim.admin}/recorders/${sn}`)).body.recording !== null).toBe(
+      true,
+    );
+    await page.screenshot({ path: join(REPORTS, 'dashboard-recorders.png'), fullPage: true });
+  });
+
   it('shows an upload session with the parts received, sizes and ETags', async () => {
     const app = (await http('GET', `${sim.admin}/apps`)).body.find(
       (a: { client_id: string }) => a.client_id === 'ui-app',
