@@ -1,14 +1,11 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { build } from 'esbuild';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient } from '../server/client/partnerClient.js';
 import { completeUpload, md5hex, startUpload } from '../server/client/steps.js';
 import { fromRoot } from '../server/core/root.js';
 import type { PlaudSdkWeb } from '../server/doubles/capacitor.js';
+import { haveChromium, openChromium, requireChromiumInCi } from '../server/testing/chromium.js';
 import { DEMO_US, http } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
 
@@ -17,24 +14,10 @@ import { startTestServer, type TestServer } from '../server/testing/testServer.j
 // connect, list, a recording made on the device, export, readFile, putBinary of the upload
 // parts; its backend (this test) presigns, completes and transcribes with the partner client.
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
 /** What the app page exposes to this driver (sdk-tests/browser/capacitorApp.ts). */
 type AppPage = { PlaudSdk: PlaudSdkWeb; events: Array<{ name: string; data: Record<string, unknown> }> };
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
-if (!haveChromium && process.env.CI) {
-  it('needs Debian Chromium for the Capacitor double browser test', () => {
-    throw new Error(`${CHROMIUM} is missing: .ci/run installs it with apt-get install chromium`);
-  });
-}
+requireChromiumInCi('the Capacitor double browser test');
 
 async function bundleApp(): Promise<string> {
   const out = await build({
@@ -51,23 +34,18 @@ async function bundleApp(): Promise<string> {
 
 describe.skipIf(!haveChromium)('the Capacitor double in Chromium', () => {
   let sim: TestServer;
+  let browser: Awaited<ReturnType<typeof openChromium>>;
   let context: BrowserContext;
-  let profile: string;
   let app: string;
 
   beforeAll(async () => {
     sim = await startTestServer({ transcriptionDelay: 1000 });
     app = await bundleApp();
-    profile = await mkdtemp(join(tmpdir(), 'partner-sim-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-    });
+    browser = await openChromium();
+    context = browser.context;
   }, 30_000);
   afterAll(async () => {
-    await context?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await browser?.close();
     await sim?.stop();
   });
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient } from '../server/client/partnerClient.js';
 import { fetchBinding } from '../server/client/recovery.js';
 import { TokenService } from '../server/domain/tokens.js';
+import { SHARED_EVENTS } from '../server/doubles/types.js';
 import { DEMO_US, http } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
 
@@ -27,21 +28,11 @@ afterAll(async () => {
 });
 
 type Seen = Array<{ name: EventName; data: unknown }>;
-const ALL: EventName[] = [
-  'scanResult',
-  'scanTimeout',
-  'connectState',
-  'penState',
-  'bind',
-  'fileList',
-  'exportProgress',
-  'recordStart',
-  'recordStop',
-  'depair',
-];
 function listen(): { seen: Seen; stop: () => void } {
   const seen: Seen = [];
-  const subs = ALL.map((name) => PlaudSdk.addListener(name, (data: unknown) => seen.push({ name, data })));
+  const subs = SHARED_EVENTS.map((name) =>
+    PlaudSdk.addListener(name, (data: unknown) => seen.push({ name, data })),
+  );
   return {
     seen,
     stop: () => {

@@ -13,17 +13,7 @@ export type Connection = S['Connection'];
 export type EventPage = S['EventPage'];
 export type ScanAnswer = S['ScanAnswer'];
 export type FileList = S['FileList'];
-/**
- * The connect body. openapi-typescript widens the document's `anyOf` (uuid or serial) to
- * `unknown`, so its fields are named here; the document stays the judge (422 otherwise).
- */
-export interface ConnectRequest {
-  uuid?: string;
-  serialNumber?: string;
-  deviceToken?: string;
-  pinned_id?: string;
-  clear?: boolean;
-}
+export type ConnectRequest = S['ConnectRequest'];
 
 /** A 4xx/5xx of the protocol or the cloud: `detail` is the error code (PHONE_NOT_FOUND, …). */
 export class ProtocolError extends Error {

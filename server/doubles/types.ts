@@ -1,3 +1,5 @@
+import type { components } from '../spec/device-types.js';
+
 /**
  * The bridges' shared surface (device-sdk-notes, "The wrappers and their one shared surface"):
  * the payload of every event and the options of every method, as the official React Native
@@ -5,19 +7,15 @@
  * nothing here is the wrappers' code.
  */
 
-export type Platform = 'ios' | 'android';
-export type AudioFormat = 'pcm' | 'mp3' | 'wav' | 'opus';
+type DeviceSchemas = components['schemas'];
+export type Platform = DeviceSchemas['Platform'];
+export type AudioFormat = DeviceSchemas['AudioFormat'];
 
-export interface ScanDevice {
-  name: string;
-  /** iOS: a CoreBluetooth peripheral UUID. Android: the MAC address. */
-  uuid: string;
-  serialNumber: string;
-  rssi: number;
-  supportWiFi: boolean;
+/** One of `scanResult.devices` (the device protocol's ScannedDevice; `uuid` is Android's MAC or an iOS UUID). */
+export type ScanDevice = DeviceSchemas['ScannedDevice'] & {
   /** Capacitor on Android only: the MAC again. */
   macAddress?: string;
-}
+};
 
 export interface ConnectState {
   connected: boolean;
@@ -36,17 +34,8 @@ export interface PenState {
   deviceAccessToken?: number;
 }
 
-export interface DeviceFile {
-  sn: string;
-  sessionId: number;
-  size: number;
-  scenes: number;
-  channels: number;
-  isOgg: boolean;
-  isMusic: boolean;
-  /** Seconds. */
-  duration: number;
-}
+/** One of `fileList.files` (the device protocol's FileInfo; `duration` in seconds). */
+export type DeviceFile = DeviceSchemas['FileInfo'];
 
 export interface RecordStart {
   sessionId: number;
