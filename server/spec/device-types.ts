@@ -534,6 +534,42 @@ export interface components {
         };
     };
     responses: {
+        /** @description The request could not be read: malformed percent-encoding in the path (`InvalidURI`), malformed JSON or a body cut short (`BAD_REQUEST`, `REQUEST_ABORTED`). */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The request body is over 64 KB (`REQUEST_TOO_LARGE`). */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The request line and headers are over Node's limit (`HEADERS_TOO_LARGE`). */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The simulator failed (`INTERNAL_ERROR`); a bug, never a client's mistake. */
+        ServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description No phone with this id (never created, deleted, or forgotten by a reset) (`PHONE_NOT_FOUND`). */
         PhoneNotFound: {
             headers: {
@@ -652,6 +688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Phone"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description No token (`MISSING_CREDENTIALS`), not a Bearer token or not one of this simulator (`INVALID_TOKEN`), expired (`TOKEN_EXPIRED`), or a token of the other region (`CLIENT_USER_NOT_FOUND`, as the cloud answers the SDK's key fetch). */
             401: {
                 headers: {
@@ -668,8 +705,11 @@ export interface operations {
                 };
             };
             403: components["responses"]["WrongTokenKind"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getPhone: {
@@ -692,8 +732,11 @@ export interface operations {
                     "application/json": components["schemas"]["Phone"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["PhoneNotFound"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deletePhone: {
@@ -714,8 +757,11 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["PhoneNotFound"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     startScan: {
@@ -742,9 +788,13 @@ export interface operations {
                     "application/json": components["schemas"]["ScanAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["PhoneNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     stopScan: {
@@ -765,8 +815,11 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["PhoneNotFound"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     connectDevice: {
@@ -793,6 +846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Connection"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description No such phone (`PHONE_NOT_FOUND`), or no recorder with that `uuid`/serial seen by this phone's scan (`UNKNOWN_DEVICE`: never scanned, unknown serial, or its radio id changed since, after a depair: scan again). The bridges answer this as `ERR_PLAUD_UNKNOWN_DEVICE` / "Unknown device — scan first, then connect by uuid or serialNumber". */
             404: {
                 headers: {
@@ -808,8 +862,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     disconnectDevice: {
@@ -832,8 +889,11 @@ export interface operations {
                     "application/json": components["schemas"]["Phone"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["PhoneNotFound"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     depairDevice: {
@@ -860,10 +920,14 @@ export interface operations {
                     "application/json": components["schemas"]["DepairAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["PhoneNotFound"];
             409: components["responses"]["NotConnected"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listRecordings: {
@@ -889,9 +953,12 @@ export interface operations {
                     "application/json": components["schemas"]["FileList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["PhoneNotFound"];
             409: components["responses"]["NotConnected"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteRecording: {
@@ -914,9 +981,12 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["RecordingNotFound"];
             409: components["responses"]["NotConnected"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     exportRecording: {
@@ -948,6 +1018,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["RecordingNotFound"];
             /** @description A format the simulator cannot produce honestly from this recording (`FORMAT_UNAVAILABLE`, naming the formats it can), or `channels` other than 1. */
             406: {
@@ -966,6 +1037,8 @@ export interface operations {
             };
             409: components["responses"]["NotConnected"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     pollEvents: {
@@ -991,8 +1064,11 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["PhoneNotFound"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getDeviceSpec: {
@@ -1013,7 +1089,10 @@ export interface operations {
                     "text/yaml": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
 }
