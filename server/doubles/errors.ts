@@ -25,7 +25,6 @@ export const MESSAGES = {
   tokenRequired: 'userAccessToken is required',
   domainRequired: 'customDomain is required (domain only, no https://)',
   unknownDevice: 'Unknown device — scan first, then connect by uuid or serialNumber',
-  notInitialised: 'SDK not initialised — call initSDK before connecting',
   sessionRequired: 'sessionId is required',
   historicalIdRequired: 'historicalId is required',
   historicalIdInvalid:
