@@ -3,6 +3,7 @@ import PlaudSdkDefault, {
   type EventName,
   type EventPayloads,
   isAvailable,
+  type PlaudScanDevice,
   PlaudSdk,
 } from 'plaud-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,7 +96,7 @@ describe('a React Native app on the RN double', () => {
     });
     await PlaudSdk.startScan();
     const scan = await next(seen, 'scanResult', 0, (d) => d.devices.some((x) => x.serialNumber === sn));
-    const device = scan.devices.find((x) => x.serialNumber === sn)!;
+    const device: PlaudScanDevice = scan.devices.find((x) => x.serialNumber === sn)!;
     expect(device.uuid).toMatch(/^([0-9A-F]{2}:){5}[0-9A-F]{2}$/);
     await PlaudSdk.stopScan();
 

@@ -23,6 +23,7 @@ import {
 
 export type { DoubleOptions } from './options.js';
 export type * from './types.js';
+export type * from './wrapperTypes.js';
 
 export interface PluginListenerHandle {
   remove(): Promise<void>;
@@ -167,3 +168,6 @@ export function installPlaudSdkDouble<T = PlaudSdkWeb>(
 ): T {
   return registerPlugin<T>('PlaudSdk', { web: new PlaudSdkWeb(options) });
 }
+
+/** The wrapper's name for the plugin's type. */
+export type PlaudSdkPlugin = PlaudSdkWeb;

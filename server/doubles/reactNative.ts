@@ -22,6 +22,7 @@ import {
 
 export type { DoubleOptions } from './options.js';
 export type * from './types.js';
+export type * from './wrapperTypes.js';
 
 export interface EventSubscription {
   remove(): void;
@@ -119,3 +120,6 @@ export function configurePlaudSdkDouble(options: DoubleOptions): PlaudSdkDouble 
 }
 
 export default PlaudSdk;
+
+/** The wrapper's name for the plugin's type. */
+export type PlaudSdkModule = PlaudSdkDouble;
