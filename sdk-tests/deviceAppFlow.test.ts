@@ -234,4 +234,37 @@ describe('a React Native app on the RN double', () => {
       stop();
     }
   });
+
+  it('a per-app reset forgets the phone: reported once, then calls answer as a phone without a link', async () => {
+    const sn = '8810FLOW00000004';
+    const client = new PartnerClient({ api: sim.api, app: DEMO_US, userId: 'rn-reset' });
+    expect(
+      (await http('POST', `${sim.admin}/recorders/${sn}/arrange`, { json: { case: 'never_paired' } })).status,
+    ).toBe(200);
+    const errors: Array<{ detail?: string }> = [];
+    configurePlaudSdkDouble({
+      simulatorUrl: sim.url,
+      timing: 'instant',
+      onError: (e) => errors.push(e as { detail?: string }),
+    });
+    const { seen, stop } = listen();
+    await PlaudSdk.initSDK({
+      userAccessToken: await client.userToken(),
+      customDomain: 'platform-us.plaud.ai',
+    });
+    await PlaudSdk.startScan();
+    await next(seen, 'scanResult', 0, (d) => d.devices.some((x) => x.serialNumber === sn));
+    expect(
+      (await http('POST', `${sim.admin}/reset`, { json: { client_id: DEMO_US.client_id } })).status,
+    ).toBe(200);
+    await expect.poll(() => errors.length).toBe(1);
+    expect(errors[0]).toMatchObject({ detail: 'PHONE_NOT_FOUND' });
+    await expect(PlaudSdk.connectBleDevice({ serialNumber: sn })).rejects.toMatchObject({
+      code: 'ERR_PLAUD_CONNECT',
+    });
+    expect(await PlaudSdk.isConnected()).toEqual({ connected: false });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(errors.filter((e) => e.detail === 'PHONE_NOT_FOUND').length).toBeLessThanOrEqual(3);
+    stop();
+  });
 });

@@ -130,13 +130,28 @@ export class BridgeCore {
       });
       return;
     }
-    for (const d of (await phone.scan()).devices) this.seen.set(d.uuid, d);
+    const scan = await this.quietly(phone.scan());
+    for (const d of scan?.devices ?? []) this.seen.set(d.uuid, d);
     this.kick();
+  }
+
+  /**
+   * A call the native bridge never fails (a scan, a disconnect) whose simulator side did
+   * (a phone forgotten by a reset, the simulator gone): resolved, and reported to onError.
+   */
+  private async quietly<T>(p: Promise<T>): Promise<T | undefined> {
+    try {
+      return await p;
+    } catch (e) {
+      this.o.onError(e);
+      return undefined;
+    }
   }
 
   async stopScan(): Promise<void> {
     this.scanRun++;
-    await (await this.phone())?.stopScan();
+    const phone = await this.phone();
+    if (phone) await this.quietly(phone.stopScan());
   }
 
   async connectBleDevice(c: ConnectOptions): Promise<void> {
@@ -170,9 +185,9 @@ export class BridgeCore {
       (body.uuid && this.seen.get(body.uuid)) ||
       [...this.seen.values()].find((d) => d.serialNumber === body.serialNumber);
     if (!known || !phone) throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
-    await phone.stopScan();
+    await this.quietly(phone.stopScan());
     if (!session || !(await session.keys)) {
-      await phone.disconnect();
+      await this.quietly(phone.disconnect());
       void showLocalRefusal({
         platform: this.o.platform,
         wait: this.wait,
@@ -187,7 +202,9 @@ export class BridgeCore {
     try {
       await phone.connect(body);
     } catch (e) {
-      if (isProtocol(e, 404)) throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
+      if (isProtocol(e, 404) && e.detail === 'UNKNOWN_DEVICE') {
+        throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
+      }
       if (isProtocol(e, 422) && body.pinned_id)
         throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.historicalIdInvalid);
       throw new BridgeError('ERR_PLAUD_CONNECT', (e as Error).message);
@@ -197,7 +214,8 @@ export class BridgeCore {
 
   async disconnect(): Promise<void> {
     this.connectRun++;
-    await (await this.phone())?.disconnect();
+    const phone = await this.phone();
+    if (phone) await this.quietly(phone.disconnect());
     this.kick();
   }
 
@@ -208,15 +226,16 @@ export class BridgeCore {
     try {
       await phone.depair(d?.clear ?? true);
     } catch (e) {
-      if (isProtocol(e, 409)) return;
-      throw e;
+      if (!isProtocol(e, 409)) this.o.onError(e);
+      return;
     }
     this.kick();
   }
 
   async isConnected(): Promise<{ connected: boolean }> {
     const phone = await this.phone();
-    return { connected: phone ? (await phone.state()).connected : false };
+    const state = phone ? await this.quietly(phone.state()) : undefined;
+    return { connected: state?.connected ?? false };
   }
 
   /** Sessions after `startSessionId` (0: all). Not connected: nothing is sent, no event. */

@@ -1,5 +1,5 @@
 import type { Emit } from './handshakeShow.js';
-import type { PhoneClient } from './phoneClient.js';
+import { isProtocol, type PhoneClient } from './phoneClient.js';
 import type { EventName, EventPayloads } from './types.js';
 
 /**
@@ -52,6 +52,8 @@ export function startPump(
       } while (again && !stopped);
     } catch (err) {
       if (!stopped) onError(err);
+      // The phone is gone (a reset forgot it): nothing more will come; report it once.
+      if (isProtocol(err, 404)) stopped = true;
     } finally {
       running = false;
       if (!stopped) timer = setTimeout(round, pollMs);
