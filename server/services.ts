@@ -10,6 +10,7 @@ import { AppRegistry, type NewApp } from './domain/apps.js';
 import { Clocks } from './domain/clocks.js';
 import { DeviceRegistry } from './domain/devices.js';
 import type { Instance } from './domain/instance.js';
+import { PhoneRecordings } from './domain/phoneRecordings.js';
 import { PhoneService } from './domain/phones.js';
 import { RecorderRegistry } from './domain/recorders.js';
 import { SdkKeys } from './domain/sdkKeys.js';
@@ -44,6 +45,7 @@ export interface Services {
   /** The device side of recorders, and the phones of the device protocol. */
   recorders: RecorderRegistry;
   phones: PhoneService;
+  phoneRecordings: PhoneRecordings;
   // [services:fields:devices]
   /** Fake S3: upload sessions, parts, completed files; also the FileSource of DownloadUrls. */
   storage: StorageService;
@@ -122,6 +124,7 @@ export function createServices(deps: CoreDeps): Services {
   };
   const rateLimits = new RateLimiter(store, clockOf);
   const phones = new PhoneService(store, random.fork('phones'), clockOf, tokens, recorders, devices);
+  const phoneRecordings = new PhoneRecordings(phones, recorders);
   // [services:create:control]
   return {
     deps,
@@ -131,6 +134,7 @@ export function createServices(deps: CoreDeps): Services {
     devices,
     recorders,
     phones,
+    phoneRecordings,
     transcriptions,
     transcripts,
     storage,

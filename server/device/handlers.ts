@@ -58,16 +58,16 @@ export const deviceHandlers = {
 
   listRecordings: async ({ params, query, services }) => ({
     status: 200,
-    body: await services.phones.listRecordings(params.phone_id, query.start_session_id ?? 0),
+    body: await services.phoneRecordings.list(params.phone_id, query.start_session_id ?? 0),
   }),
 
   deleteRecording: async ({ params, services }) => {
-    await services.phones.deleteRecording(params.phone_id, params.session_id);
+    await services.phoneRecordings.remove(params.phone_id, params.session_id);
     return { status: 204 };
   },
 
   exportRecording: async ({ params, query, res, services }) => {
-    const out = await services.phones.exportRecording(
+    const out = await services.phoneRecordings.export(
       params.phone_id,
       params.session_id,
       query.format ?? 'mp3',

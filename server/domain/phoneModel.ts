@@ -1,3 +1,4 @@
+import { SimError } from '../core/errors.js';
 import type { components } from '../spec/device-types.js';
 import { iosUuidOf } from './recorderModel.js';
 
@@ -169,4 +170,18 @@ export function handshakeEvents(
     { after: t, name: 'connectState', data: { connected: false, failed: true, state: 2 } },
     { after: t, name: 'connectFail', data: fail },
   ];
+}
+
+/** The settled, paired connection of `p`, or 409 NOT_CONNECTED saying why there is none. */
+export function requireConnected(p: PhoneRecord, now: number): ConnectionRecord {
+  if (!isConnected(p, now) || !p.connection) {
+    const c = p.connection;
+    const why = !c
+      ? 'No recorder is connected to this phone; connect first.'
+      : c.outcome === 'refused'
+        ? `The handshake with ${c.sn} was refused (${c.reason}); nothing is connected.`
+        : `The handshake with ${c.sn} is still running; it settles at ${iso(c.settles_at)}.`;
+    throw SimError.conflict('NOT_CONNECTED', why);
+  }
+  return p.connection;
 }

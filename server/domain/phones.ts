@@ -13,18 +13,17 @@ import {
   delay,
   dropPending,
   handshakeEvents,
-  isConnected,
   type PhoneRecord,
   type PhoneView,
   phoneView,
   type RefusalReason,
+  requireConnected,
   SCAN_MAX,
   schedule,
   uuidFor,
 } from './phoneModel.js';
-import { type AudioExport, type ExportFormat, exportAudio } from './recorderAudio.js';
 import { accountOfToken, handshakeTokenOf, nameOf, type RecorderRecord, randomMac } from './recorderModel.js';
-import { type RecorderRegistry, recordingNotFound } from './recorders.js';
+import type { RecorderRegistry } from './recorders.js';
 import type { TokenService } from './tokens.js';
 
 type Dev = components['schemas'];
@@ -74,6 +73,15 @@ export class PhoneService implements Lifecycle {
   async get(id: string): Promise<PhoneView> {
     const p = await this.must(id);
     return phoneView(p, this.now(p));
+  }
+
+  /** The recorder this phone is connected to (409 NOT_CONNECTED otherwise), for the recordings calls. */
+  async connectedRecorder(id: string): Promise<RecorderRecord> {
+    const p = await this.must(id);
+    const c = requireConnected(p, this.now(p));
+    const rec = await this.recorders.record(c.sn);
+    if (!rec) throw SimError.conflict('NOT_CONNECTED', `Recorder ${c.sn} is gone; connect again.`);
+    return rec;
   }
 
   async remove(id: string): Promise<void> {
@@ -206,7 +214,7 @@ export class PhoneService implements Lifecycle {
   /** depair: the recorder forgets its token and takes a new MAC; the phone must scan again. */
   async depair(id: string, clear = true): Promise<Dev['DepairAnswer']> {
     const p = await this.must(id);
-    const c = this.connected(p);
+    const c = requireConnected(p, this.now(p));
     const { mac, deleted } = await this.recorders.change(c.sn, (rec) => {
       const wipe = clear && rec.clear_deletes_recordings;
       const mac = randomMac(this.random);
@@ -234,43 +242,6 @@ export class PhoneService implements Lifecycle {
       return { next, result: undefined };
     });
     return { status: 0, sn: c.sn, uuid: uuidFor(p, mac), recordings_deleted: deleted };
-  }
-
-  async listRecordings(id: string, after = 0): Promise<Dev['FileList']> {
-    const rec = await this.connectedRecorder(id);
-    const files = rec.recordings
-      .filter((r) => r.session_id > after)
-      .map((r) => ({
-        sn: rec.sn,
-        sessionId: r.session_id,
-        size: r.size,
-        scenes: r.scene,
-        channels: r.channels,
-        isOgg: false,
-        isMusic: false,
-        duration: r.duration_s,
-      }));
-    return { files };
-  }
-
-  async exportRecording(
-    id: string,
-    sessionId: number,
-    format: ExportFormat,
-    channels: number,
-  ): Promise<AudioExport & { duration: number }> {
-    const rec = await this.connectedRecorder(id);
-    const r = rec.recordings.find((x) => x.session_id === sessionId);
-    if (!r) throw recordingNotFound(rec.sn, sessionId);
-    return {
-      ...exportAudio(r, format, channels, await this.recorders.bytesOf(rec.sn, r)),
-      duration: r.duration_s,
-    };
-  }
-
-  async deleteRecording(id: string, sessionId: number): Promise<void> {
-    const rec = await this.connectedRecorder(id);
-    await this.recorders.deleteRecording(rec.sn, sessionId);
   }
 
   async poll(id: string, after: number, limit: number): Promise<Dev['EventPage']> {
@@ -357,26 +328,6 @@ export class PhoneService implements Lifecycle {
       .catch((e: unknown) => {
         if (!(e instanceof SimError && e.status === 404)) throw e;
       });
-  }
-
-  private connected(p: PhoneRecord): ConnectionRecord {
-    if (!isConnected(p, this.now(p)) || !p.connection) {
-      const c = p.connection;
-      const why = !c
-        ? 'No recorder is connected to this phone; connect first.'
-        : c.outcome === 'refused'
-          ? `The handshake with ${c.sn} was refused (${c.reason}); nothing is connected.`
-          : `The handshake with ${c.sn} is still running; it settles at ${iso(c.settles_at)}.`;
-      throw SimError.conflict('NOT_CONNECTED', why);
-    }
-    return p.connection;
-  }
-
-  private async connectedRecorder(id: string): Promise<RecorderRecord> {
-    const c = this.connected(await this.must(id));
-    const rec = await this.recorders.record(c.sn);
-    if (!rec) throw SimError.conflict('NOT_CONNECTED', `Recorder ${c.sn} is gone; connect again.`);
-    return rec;
   }
 }
 

@@ -216,14 +216,7 @@ export class RecorderRegistry {
           scene: recording.scene,
           startTime: session_id * 1000,
         };
-        return {
-          next,
-          result: {
-            view: recorderViewOf(next),
-            event: { name: 'recordStart' as const, data },
-            phone: rec.connected_phone,
-          },
-        };
+        return pressed(rec, next, 'recordStart', data);
       }
       if (!rec.recording) throw SimError.conflict('NOT_RECORDING', `Recorder ${rec.sn} is not recording.`);
       const { session_id, start_time, scene } = rec.recording;
@@ -240,14 +233,7 @@ export class RecorderRegistry {
       };
       const next = withRecording({ ...rec, recording: null }, r);
       const data = { sessionId: session_id, reason: 0, fileExist: true, fileSize: r.size };
-      return {
-        next,
-        result: {
-          view: recorderViewOf(next),
-          event: { name: 'recordStop' as const, data },
-          phone: rec.connected_phone,
-        },
-      };
+      return pressed(rec, next, 'recordStop', data);
     });
   }
 
@@ -256,6 +242,16 @@ export class RecorderRegistry {
     if (!rec) throw notFound(sn);
     return rec;
   }
+}
+
+/** A press's change: the recorder after it, and the event for the phone connected before it. */
+function pressed(
+  rec: RecorderRecord,
+  next: RecorderRecord,
+  name: DeviceEvent['name'],
+  data: DeviceEvent['data'],
+) {
+  return { next, result: { view: recorderViewOf(next), event: { name, data }, phone: rec.connected_phone } };
 }
 
 /** The indexed field scans look up (`findBy` compares text, so the boolean is mirrored). */

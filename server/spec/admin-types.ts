@@ -1899,6 +1899,7 @@ export interface operations {
             };
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
             "5XX": components["responses"]["ServerError"];
@@ -1926,6 +1927,7 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["RecorderNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
             "5XX": components["responses"]["ServerError"];

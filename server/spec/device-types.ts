@@ -534,6 +534,16 @@ export interface components {
         };
     };
     responses: {
+        /** @description The path exists but does not answer this method (`METHOD_NOT_ALLOWED`); `Allow` names the methods it answers. Declared where an empty path parameter lands on a path of other methods (`/phones/` takes only POST). */
+        MethodNotAllowed: {
+            headers: {
+                Allow?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The request could not be read: malformed percent-encoding in the path (`InvalidURI`), malformed JSON or a body cut short (`BAD_REQUEST`, `REQUEST_ABORTED`). */
         BadRequest: {
             headers: {
@@ -734,6 +744,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["PhoneNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
@@ -759,6 +770,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["PhoneNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
