@@ -256,7 +256,7 @@ describe('a React Native app on the RN double', () => {
     await next(seen, 'scanResult', 0, (d) => d.devices.some((x) => x.serialNumber === sn));
     expect(
       (await http('POST', `${sim.admin}/reset`, { json: { client_id: DEMO_US.client_id } })).status,
-    ).toBe(200);
+    ).toBe(204);
     await expect.poll(() => errors.length).toBe(1);
     expect(errors[0]).toMatchObject({ detail: 'PHONE_NOT_FOUND' });
     await expect(PlaudSdk.connectBleDevice({ serialNumber: sn })).rejects.toMatchObject({
