@@ -1,10 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { configurePlaudSdkDouble } from 'plaud-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { PartnerClient } from '../server/client/partnerClient.js';
 import { fetchBinding } from '../server/client/recovery.js';
+import { fromRoot } from '../server/core/root.js';
 import { TokenService } from '../server/domain/tokens.js';
 import { PlaudSdkWeb } from '../server/doubles/capacitor.js';
 import type { Platform } from '../server/doubles/types.js';
+import type { components } from '../server/spec/admin-types.js';
 import { DEMO_US, http } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
 import { type Bridge, connectWithRecovery, MAX_IDS } from './partnerRecovery.js';
@@ -14,19 +18,12 @@ import { type Bridge, connectWithRecovery, MAX_IDS } from './partnerRecovery.js'
 // the React Native module (imported as 'plaud-sdk' through the vitest alias, as an app does)
 // on iOS and Android, and the Capacitor plugin on Android (which relays connectFail).
 
-const CASES = [
-  'classic_lock',
-  'bound_elsewhere',
-  'not_in_history',
-  'behind_duplicates',
-  'sixth_id',
-  'never_paired',
-  'out_of_range',
-  'battery_low',
-  'recording',
-  'paired_to_user',
-] as const;
-type Case = (typeof CASES)[number];
+// Every case the control API can arrange, read from its document: a new case is run too.
+const adminDoc = parse(readFileSync(fromRoot('server/admin.openapi.yaml'), 'utf8')) as {
+  components: { schemas: { ArrangeCase: { enum: Case[] } } };
+};
+const CASES = adminDoc.components.schemas.ArrangeCase.enum;
+type Case = components['schemas']['ArrangeCase'];
 interface Arrangement {
   locked_to: string | null;
   expect: { recovery: string; message: string };
@@ -53,6 +50,11 @@ const arrange = async (sn: string, body: object): Promise<Arrangement> => {
   expect(r.status, r.text).toBe(200);
   return r.body;
 };
+
+it('reads the ten documented cases from the control API document', () => {
+  expect(CASES).toContain('classic_lock');
+  expect(CASES.length).toBeGreaterThanOrEqual(10);
+});
 
 describe.each(BRIDGES)('recovery through the $name double on $platform', ({ name, platform, make }) => {
   it.each([...CASES, 'classic_lock, cloud null'])('%s', async (label) => {
