@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putPart, startUpload } from '../client/steps.js';
 import { fromRoot } from '../core/root.js';
+import { haveChromium, openChromium, requireChromiumInCi } from '../testing/chromium.js';
 import { bearer, DEMO_US, http, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 
@@ -14,46 +13,20 @@ import { startTestServer, type TestServer } from '../testing/testServer.js';
 // download). Every arrangement goes through the page; the partner and control APIs are then
 // asked whether it took effect.
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const REPORTS = fromRoot('reports');
 // The page polls every 1.5 s; on a busy CI machine a render can take a few seconds more.
 const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 8000 });
 const A = 'client_user_3f2c8a90-1b2c-4d5e-8f90-123456789abc';
 const B = 'client_user_9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 
-if (!haveChromium && process.env.CI) {
-  it('needs Debian Chromium for the dashboard browser test', () => {
-    throw new Error(`${CHROMIUM} is missing: .ci/run installs it with apt-get install chromium`);
-  });
-}
+requireChromiumInCi('the dashboard browser test');
 
-async function openBrowser(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
-  const profile = await mkdtemp(join(tmpdir(), 'partner-sim-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
+const openBrowser = () =>
+  openChromium({
     viewport: { width: 1440, height: 900 },
     // axe-core is injected as an inline script, which the page's CSP rightly refuses.
     bypassCSP: true,
   });
-  return {
-    context,
-    close: async () => {
-      await context.close();
-      await rm(profile, { recursive: true, force: true });
-    },
-  };
-}
 
 describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
   let sim: TestServer;
