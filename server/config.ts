@@ -47,6 +47,8 @@ export interface Config {
   /** Refuse unknown fields of transcription `params` (422) instead of ignoring them with a warning. */
   strictParams: boolean;
   journalSize: number;
+  /** Deadline of one webhook delivery POST, real ms. */
+  webhookTimeoutMs: number;
   /** Validate every response against openapi.yaml and answer 500 naming the violation. */
   validateResponses: boolean;
   /** Test-only: drop a field from an operation's responses (`operationId:field`). */
@@ -84,6 +86,7 @@ export const defaults: Config = {
   liveRateLimits: false,
   strictParams: false,
   journalSize: 1000,
+  webhookTimeoutMs: 10_000,
   validateResponses: false,
   breakResponse: undefined,
 };

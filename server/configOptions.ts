@@ -251,6 +251,18 @@ export const options: OptionSpec[] = [
     help: 'request journal entries kept per app (one ring each, plus one for no app)',
   },
   {
+    flag: 'webhook-timeout-ms',
+    key: 'webhookTimeoutMs',
+    kind: 'int',
+    env: 'PARTNER_SIM_WEBHOOK_TIMEOUT_MS',
+    help: 'deadline of one webhook delivery POST in real ms (connect, answer and body); default 10000',
+    parse: (raw) => {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 100 || n > 600_000) throw new Error('an integer from 100 to 600000');
+      return n;
+    },
+  },
+  {
     flag: 'validate-responses',
     key: 'validateResponses',
     kind: 'bool',

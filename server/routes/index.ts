@@ -4,6 +4,7 @@ import { adminHandlers as foundationAdmin } from '../admin/handlers.js';
 import { storageAdminHandlers } from '../admin/storage.js';
 import { transcriptionAdminHandlers } from '../admin/transcriptions.js';
 import { transcriptAdminHandlers } from '../admin/transcripts.js';
+import { webhookAdminHandlers } from '../admin/webhooks.js';
 import type { Handlers } from '../http/types.js';
 import { deviceHandlers } from './devices.js';
 import { storageHandlers } from './storage.js';
@@ -29,5 +30,6 @@ export const adminHandlers: Handlers = {
   ...transcriptAdminHandlers,
   ...controlHandlers,
   ...storageAdminHandlers,
+  ...webhookAdminHandlers,
   // [handlers:admin]
 };

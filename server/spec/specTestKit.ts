@@ -167,6 +167,13 @@ export const ADMIN_OPS = [
   'clearRequests',
   'getHealth',
   'getAdminSpec',
+  'listWebhookEndpoints',
+  'createWebhookEndpoint',
+  'updateWebhookEndpoint',
+  'deleteWebhookEndpoint',
+  'sendTestWebhook',
+  'listWebhookDeliveries',
+  'redeliverWebhook',
 ];
 
 export const docs = [
