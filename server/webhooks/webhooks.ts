@@ -169,6 +169,8 @@ export class Webhooks implements Lifecycle {
   }
 
   private async pass(): Promise<number> {
+    // Mirrors (endpoints, app clocks) as other instances left them: a pass runs off any request.
+    await this.deps.store.sync();
     for (const source of this.sources) await source(SOURCE_BUDGET);
     return this.dispatcher.pass();
   }
