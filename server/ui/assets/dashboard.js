@@ -5,6 +5,7 @@ import { refreshDevices, setupDevices } from './devices.js';
 import { refreshFaults, setupFaults } from './faults.js';
 import { refreshJournal, setupJournal } from './journal.js';
 import { refreshTasks, refreshTranscripts, refreshUploads, setupTasks } from './tasks.js';
+import { refreshWebhooks, setupWebhooks } from './webhooks.js';
 
 // Entry point: wires the views and polls the control API every 1.5 s while the tab is visible.
 
@@ -32,6 +33,7 @@ async function refreshAll() {
       refreshTranscripts(),
       refreshFaults(),
       refreshJournal(),
+      refreshWebhooks(),
     ]);
     live.textContent = `Live: updated ${new Date().toLocaleTimeString()}${state.scope ? `, showing ${state.scope}` : ', all apps'}`;
     showError('');
@@ -68,6 +70,7 @@ setupDevices(refreshAll);
 setupTasks(refreshAll);
 setupFaults(refreshAll);
 setupJournal();
+setupWebhooks(refreshAll);
 setInterval(() => {
   if (!document.hidden) refreshAll();
 }, POLL_MS);

@@ -8,6 +8,7 @@ const effect = (f) =>
     f.action,
     f.delay_ms && `delay ${f.delay_ms} ms`,
     f.transcription_outcome && `outcome ${f.transcription_outcome}`,
+    f.webhook_fault && `webhook ${f.webhook_fault}`,
     f.probability !== undefined && `p=${f.probability}`,
   ]
     .filter(Boolean)
@@ -34,7 +35,8 @@ export async function refreshFaults() {
 const NUMBERS = ['status', 'delay_ms', 'times', 'probability'];
 
 export function setupFaults(refreshAll) {
-  fillOptions(document.getElementById('fault-op'), config.operations);
+  fillOptions(document.getElementById('fault-op'), [...config.operations, config.webhookOperation]);
+  fillOptions(document.getElementById('fault-webhook'), config.webhookFaults);
   fillOptions(document.getElementById('fault-action'), config.faultActions);
   fillOptions(document.getElementById('fault-outcome'), config.outcomes);
   fillOptions(document.getElementById('journal-op'), config.operations);
