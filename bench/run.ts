@@ -9,6 +9,7 @@ import { startupBenchmark } from './startup.js';
 import { startupStoredBenchmark } from './startupStored.js';
 import { storeWritesBenchmark } from './storeWrites.js';
 import { uploadMemoryBenchmark } from './uploadMemory.js';
+import { webhookLoadBenchmark } from './webhookLoad.js';
 
 /**
  * `npm run bench [-- --quick] [-- --only name] [-- --key value]`: every benchmark measures the
@@ -24,6 +25,7 @@ export const benchmarks: Benchmark[] = [
   faultMatchingBenchmark,
   pgStoreBenchmark,
   manyInstancesBenchmark,
+  webhookLoadBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--quick] [--anchors] [--only <name substring>] [--<flag> <value> ...]
