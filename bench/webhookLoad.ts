@@ -76,7 +76,7 @@ export const webhookLoadBenchmark: Benchmark = {
     try {
       for (const s of stores) {
         if (s.store.kind !== 'file') throw new Error('file stores expected');
-        sims.push(await spawnSimulator(['--data-dir', s.store.dataDir, '--webhook-timeout-ms', '5000']));
+        sims.push(await spawnSimulator(['--data-dir', s.store.dataDir, '--webhook-timeout', '5s']));
       }
       const [none, busy] = sims as [SpawnedSim, SpawnedSim];
       const nextRetries = await loadDeliveries(busy, receiver.url, endpoints, events);

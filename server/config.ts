@@ -49,6 +49,12 @@ export interface Config {
   journalSize: number;
   /** Deadline of one webhook delivery POST, real ms. */
   webhookTimeoutMs: number;
+  /** Open connections at most (server/http/connectionGuard.ts). */
+  maxConnections: number;
+  /** Time a connection has to send a request's headers, ms. */
+  headersTimeoutMs: number;
+  /** Longest pause while a request body arrives, ms. */
+  bodyTimeoutMs: number;
   /** Validate every response against openapi.yaml and answer 500 naming the violation. */
   validateResponses: boolean;
   /** Test-only: drop a field from an operation's responses (`operationId:field`). */
@@ -87,6 +93,9 @@ export const defaults: Config = {
   strictParams: false,
   journalSize: 1000,
   webhookTimeoutMs: 10_000,
+  maxConnections: 2048,
+  headersTimeoutMs: 20_000,
+  bodyTimeoutMs: 30_000,
   validateResponses: false,
   breakResponse: undefined,
 };
@@ -162,6 +171,9 @@ export function parseConfig(
     throw new ConfigError('--store and --in-memory exclude each other: pick where state lives');
   if (out.port > 65535) throw new ConfigError(`invalid value for --port: ${out.port} (0-65535)`);
   if (out.chunkSize < 1) throw new ConfigError('--chunk-size must be at least 1');
+  if (out.maxConnections < 1) throw new ConfigError('--max-connections must be at least 1');
+  if (out.headersTimeoutMs < 1) throw new ConfigError('--headers-timeout must be more than 0');
+  if (out.bodyTimeoutMs < 1) throw new ConfigError('--body-timeout must be more than 0');
   return out;
 }
 

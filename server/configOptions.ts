@@ -251,15 +251,38 @@ export const options: OptionSpec[] = [
     help: 'request journal entries kept per app (one ring each, plus one for no app)',
   },
   {
-    flag: 'webhook-timeout-ms',
-    key: 'webhookTimeoutMs',
+    flag: 'max-connections',
+    key: 'maxConnections',
     kind: 'int',
-    env: 'PARTNER_SIM_WEBHOOK_TIMEOUT_MS',
-    help: 'deadline of one webhook delivery POST in real ms (connect, answer and body); default 10000',
+    env: 'PARTNER_SIM_MAX_CONNECTIONS',
+    help: 'open connections at most: when full, the oldest idle one is closed, else a new one gets 503',
+  },
+  {
+    flag: 'headers-timeout',
+    key: 'headersTimeoutMs',
+    kind: 'string',
+    env: 'PARTNER_SIM_HEADERS_TIMEOUT',
+    help: "time a connection has to send a request's headers: a duration such as '20s' or ms",
+    parse: parseDuration,
+  },
+  {
+    flag: 'body-timeout',
+    key: 'bodyTimeoutMs',
+    kind: 'string',
+    env: 'PARTNER_SIM_BODY_TIMEOUT',
+    help: "longest pause while a request body arrives, then the connection is cut: a duration such as '30s' or ms",
+    parse: parseDuration,
+  },
+  {
+    flag: 'webhook-timeout',
+    key: 'webhookTimeoutMs',
+    kind: 'string',
+    env: 'PARTNER_SIM_WEBHOOK_TIMEOUT',
+    help: "deadline of one webhook delivery POST (connect, answer and body): a duration such as '10s' or ms, 100 ms to 10 min",
     parse: (raw) => {
-      const n = Number(raw);
-      if (!Number.isInteger(n) || n < 100 || n > 600_000) throw new Error('an integer from 100 to 600000');
-      return n;
+      const ms = parseDuration(raw);
+      if (ms < 100 || ms > 600_000) throw new Error('from 100 ms to 10 minutes');
+      return ms;
     },
   },
   {

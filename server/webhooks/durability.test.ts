@@ -76,8 +76,8 @@ describe.skipIf(!testPgUrl)(
           dataDir,
           '--log-level',
           'silent',
-          '--webhook-timeout-ms',
-          '2000',
+          '--webhook-timeout',
+          '2s',
         ]);
         cleanups.push(async () => {
           const gone = new Promise((r) => child.proc.once('exit', r));
