@@ -162,7 +162,8 @@ export class FaultService {
     event: string,
   ): Promise<{ id: string; kind: WebhookFaultKind; delay_ms?: number } | undefined> {
     const rule = await this.take(
-      this.index.candidates(WEBHOOK_DELIVERY, clientId),
+      // Delivery rules match no request field: the index files them with the always-candidates.
+      this.index.candidates({ operation: WEBHOOK_DELIVERY, client_id: clientId, path: '' }),
       (r) =>
         r.webhook_fault !== undefined &&
         (r.match?.client_id === undefined || r.match.client_id === clientId) &&
