@@ -11,6 +11,7 @@ import { startupBenchmark } from './startup.js';
 import { startupStoredBenchmark } from './startupStored.js';
 import { storeWritesBenchmark } from './storeWrites.js';
 import { uploadMemoryBenchmark } from './uploadMemory.js';
+import { webhookLoadBenchmark } from './webhookLoad.js';
 
 /**
  * `npm run bench [-- --quick] [-- --only name] [-- --key value]`: every benchmark measures the
@@ -28,6 +29,7 @@ export const benchmarks: Benchmark[] = [
   globalFaultsBenchmark,
   pgStoreBenchmark,
   manyInstancesBenchmark,
+  webhookLoadBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--quick] [--anchors] [--only <name substring>] [--<flag> <value> ...]

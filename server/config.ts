@@ -57,6 +57,8 @@ export interface Config {
   /** Refuse unknown fields of transcription `params` (422) instead of ignoring them with a warning. */
   strictParams: boolean;
   journalSize: number;
+  /** Deadline of one webhook delivery POST, real ms. */
+  webhookTimeoutMs: number;
   /** Open connections at most (server/http/connectionGuard.ts). */
   maxConnections: number;
   /** Time a connection has to send a request's headers, ms. */
@@ -105,6 +107,7 @@ export const defaults: Config = {
   liveRateLimits: false,
   strictParams: false,
   journalSize: 1000,
+  webhookTimeoutMs: 10_000,
   maxConnections: 2048,
   headersTimeoutMs: 20_000,
   bodyTimeoutMs: 30_000,

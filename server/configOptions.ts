@@ -323,6 +323,18 @@ export const options: OptionSpec[] = [
     parse: parseDuration,
   },
   {
+    flag: 'webhook-timeout',
+    key: 'webhookTimeoutMs',
+    kind: 'string',
+    env: 'PARTNER_SIM_WEBHOOK_TIMEOUT',
+    help: "deadline of one webhook delivery POST (connect, answer and body): a duration such as '10s' or ms, 100 ms to 10 min",
+    parse: (raw) => {
+      const ms = parseDuration(raw);
+      if (ms < 100 || ms > 600_000) throw new Error('from 100 ms to 10 minutes');
+      return ms;
+    },
+  },
+  {
     flag: 'validate-responses',
     key: 'validateResponses',
     kind: 'bool',

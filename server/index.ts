@@ -26,3 +26,10 @@ export {
 export type * as admin from './spec/admin-types.js';
 /** Types generated from openapi.yaml (partner API). */
 export type * as api from './spec/api-types.js';
+/** Receiver helper: verify a webhook delivery's signature and timestamp (both schemes). */
+export {
+  type VerifyWebhookInput,
+  type VerifyWebhookResult,
+  verifyWebhook,
+  type WebhookScheme,
+} from './webhooks/signature.js';

@@ -21,7 +21,9 @@ import { StorageService } from './storage/storageService.js';
 import { openBlobStore } from './store/openStore.js';
 import type { JournalLog, Store } from './store/store.js';
 import { TranscriptionService } from './transcription/service.js';
+import { TaskEvents } from './transcription/taskEvents.js';
 import { TranscriptLibrary } from './transcription/transcripts.js';
+import { Webhooks } from './webhooks/webhooks.js';
 
 /** What every service may be built from: injected, never global. */
 export interface CoreDeps {
@@ -59,6 +61,9 @@ export interface Services {
   journal: JournalLog;
   rateLimits: RateLimiter;
   // [services:fields:control]
+  /** Webhook endpoints, events (`emit`) and deliveries on each app's clock. */
+  webhooks: Webhooks;
+  // [services:fields:webhooks]
   /** Every stateful service, in the order resets and seeding run. */
   lifecycle: Lifecycle[];
 }
@@ -103,7 +108,35 @@ export function createServices(deps: CoreDeps): Services {
   );
   // [services:create:storage]
   const transcripts = new TranscriptLibrary(store);
-  const transcriptions = new TranscriptionService(deps, {
+  const webhooks = new Webhooks(
+    {
+      store,
+      random: random.fork('webhooks'),
+      clockOf,
+      logger: deps.logger,
+      // Fault rules are created below; only consulted when a delivery is made.
+      faultFor: (clientId, event) => faults.webhookFaultFor(clientId, event),
+    },
+    { timeoutMs: config.webhookTimeoutMs },
+  );
+  const taskEvents: TaskEvents = new TaskEvents(
+    store,
+    {
+      emit: (clientId, event, data, eventId) => webhooks.emit(clientId, event, data, eventId),
+      wantsAny: (clientId, prefix) => webhooks.endpoints.wantsAny(clientId, prefix),
+    },
+    (id) => transcriptions.settled(id),
+  );
+  webhooks.addSource((budget) => taskEvents.sweep(budget));
+  const webhooksLifecycle: Lifecycle = {
+    resetApp: async (clientId) => {
+      await taskEvents.resetApp(clientId);
+      await webhooks.resetApp(clientId);
+    },
+  };
+  const transcriptions: TranscriptionService = new TranscriptionService(deps, {
+    appOf: (clientId) => apps.get(clientId),
+    events: taskEvents,
     files: storage,
     transcriptFor: (md5) => transcripts.forMd5(md5),
     // Fault rules decide outcomes at submission time (created below; only called per request).
@@ -141,6 +174,7 @@ export function createServices(deps: CoreDeps): Services {
     faults,
     journal,
     rateLimits,
+    webhooks,
     // [services:return]
     lifecycle: [
       appsLifecycle,
@@ -154,6 +188,7 @@ export function createServices(deps: CoreDeps): Services {
       faults,
       journalLifecycle,
       rateLimits,
+      webhooksLifecycle,
     ],
   };
 }
@@ -191,6 +226,7 @@ export async function deleteApp(services: Services, clientId: string): Promise<v
   if (!(await services.apps.remove(clientId)))
     throw SimError.notFound('APP_NOT_FOUND', `No app with client_id ${clientId}`);
   await resetApp(services, clientId);
+  await services.webhooks.removeApp(clientId);
   await services.devices.releaseApp(clientId);
 }
 

@@ -89,6 +89,8 @@ export async function createSimulator(
         sweep: (_now, budget) => services.transcriptions.sweepExpired(budget),
         more: () => services.transcriptions.sweepBehind,
       },
+      // Every tick, not once a simulated minute: retries are due to the second on app clocks.
+      { name: 'webhook deliveries', everyTick: true, sweep: () => services.webhooks.tick() },
     ],
     undefined,
     (err, sweeper) => logger.warn({ err, sweeper }, 'housekeeping failed'),
@@ -102,6 +104,7 @@ export async function createSimulator(
     close: async () => {
       await recovery.stop();
       await housekeeper.stop();
+      await services.webhooks.stop();
       await store.flush();
       await store.close();
     },

@@ -46,7 +46,10 @@ export const adminHandlers = {
 
   setClock: async ({ body, services }) => {
     knownApp(services, body.client_id);
-    return { status: 200, body: await services.clocks.change(body) };
+    const state = await services.clocks.change(body);
+    // What became due on the moved clock (webhook retries, finished tasks) goes out now.
+    services.webhooks.kick();
+    return { status: 200, body: state };
   },
 
   getHealth: ({ services }) => ({

@@ -10,6 +10,9 @@ export type FaultRule = components['schemas']['FaultRule'];
 export type Fault = components['schemas']['Fault'];
 export type FaultAction = NonNullable<FaultRule['action']>;
 export type TranscriptionOutcome = NonNullable<FaultRule['transcription_outcome']>;
+export type WebhookFaultKind = NonNullable<FaultRule['webhook_fault']>;
+/** The pseudo-operation of rules that break webhook deliveries instead of a request. */
+export const WEBHOOK_DELIVERY = 'webhookDelivery';
 
 /** What a request offers to `match`: whatever the HTTP layer could tell about it. */
 export interface FaultSubject {
@@ -160,6 +163,31 @@ export class FaultService {
       : { status: rule.transcription_outcome, message: rule.message };
   }
 
+  /**
+   * Consulted once per new webhook delivery (webhooks/deliveries.ts): what a `webhook_fault`
+   * rule of that app (or of every app), optionally limited to `match.event`, does to it;
+   * counted with `times` and drawn with `probability` as any rule.
+   */
+  async webhookFaultFor(
+    clientId: string,
+    event: string,
+  ): Promise<{ id: string; kind: WebhookFaultKind; delay_ms?: number } | undefined> {
+    const rule = await this.take(
+      // Delivery rules match no request field: the index files them with the always-candidates.
+      this.index.candidates({ operation: WEBHOOK_DELIVERY, client_id: clientId, path: '' }),
+      (r) =>
+        r.webhook_fault !== undefined &&
+        (r.match?.client_id === undefined || r.match.client_id === clientId) &&
+        (r.match?.event === undefined || r.match.event === event),
+    );
+    if (!rule?.webhook_fault) return undefined;
+    return {
+      id: rule.id,
+      kind: rule.webhook_fault,
+      ...(rule.delay_ms !== undefined ? { delay_ms: rule.delay_ms } : {}),
+    };
+  }
+
   /** Keep a hung response's way out, so shutdown can cut it instead of waiting. */
   hold(release: () => void): () => void {
     this.held.add(release);
@@ -222,8 +250,13 @@ export class FaultService {
   /** What the schema cannot say: which combinations make sense. */
   private check(rule: FaultRule): void {
     const bad = (field: string, msg: string) => SimError.invalidField(['body', field], msg);
+    if (rule.operation === WEBHOOK_DELIVERY || rule.webhook_fault !== undefined) {
+      checkWebhookRule(rule, bad);
+      return;
+    }
+    if (rule.match?.event !== undefined) throw bad('match', 'match.event is for webhookDelivery rules');
     if (!this.operations().has(rule.operation)) {
-      const known = [...this.operations()].sort().join(', ');
+      const known = [...this.operations(), WEBHOOK_DELIVERY].sort().join(', ');
       throw bad('operation', `Unknown operationId ${rule.operation}; one of: ${known}`);
     }
     if (rule.transcription_outcome !== undefined) {
@@ -257,6 +290,25 @@ export class FaultService {
     if (rule.status === undefined && rule.delay_ms === undefined && rule.action === undefined)
       throw bad('status', 'Give at least one of status, delay_ms, action or transcription_outcome');
   }
+}
+
+/** A `webhookDelivery` rule: a `webhook_fault`, `delay_ms` only with `late`, nothing of an answer. */
+function checkWebhookRule(rule: FaultRule, bad: (field: string, msg: string) => SimError): void {
+  if (rule.operation !== WEBHOOK_DELIVERY)
+    throw bad('webhook_fault', `Only for operation ${WEBHOOK_DELIVERY}`);
+  if (rule.webhook_fault === undefined)
+    throw bad('webhook_fault', `Operation ${WEBHOOK_DELIVERY} needs webhook_fault`);
+  const others = (['status', 'body', 'headers', 'action', 'transcription_outcome'] as const).filter(
+    (k) => rule[k] !== undefined,
+  );
+  if (others.length > 0) throw bad(others[0]!, 'A webhook_fault rule changes deliveries, not an HTTP answer');
+  if (rule.delay_ms !== undefined && rule.webhook_fault !== 'late')
+    throw bad('delay_ms', 'Only with webhook_fault late');
+  const m = rule.match ?? {};
+  const foreign = (['sn', 'part_number', 'user_id', 'path_contains'] as const).find(
+    (k) => m[k] !== undefined,
+  );
+  if (foreign !== undefined) throw bad('match', `match.${foreign} does not apply to deliveries`);
 }
 
 /** Headers that decide how an answer is framed on the wire: a rule setting them breaks it. */

@@ -43,6 +43,13 @@ describe('scrub on the parsed query', () => {
     expect(out).toContain('user=u1&partNumber=2');
   });
 
+  it('redacts webhook secrets wherever they sit in free text', () => {
+    const out = scrub('url http://127.0.0.1:9/hook secret whsec_3f2c8a90d1e24b7c9a6b5e4f3c2d1a0b kept');
+    expect(out).not.toContain('3f2c8a90d1e24b7c');
+    expect(out).toContain('http://127.0.0.1:9/hook');
+    expect(out).toContain(REDACTED);
+  });
+
   it('survives malformed escapes in a name', () => {
     expect(scrub('/x?%E0%A4%A=1&X-Amz-Sig%6Eature%ZZ=abc')).toBe(
       `/x?%E0%A4%A=1&X-Amz-Sig%6Eature%ZZ=${REDACTED}`,

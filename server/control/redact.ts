@@ -18,11 +18,11 @@ const QUERY_PARAM = /([?&;])([^=&#\s]*)=([^&#\s]*)/g;
  */
 const SECRET_PARAM =
   /token|secret|passw|api[-_]?key|signature|credential|authorization|cookie|session|^(?:sig|key|code|auth|jwt)$/i;
-/** Opaque secrets this simulator hands out (refresh tokens, generated keys). */
-const OPAQUE = /\b(?:rt|sk|ak)_[A-Za-z0-9_-]{16,}/g;
+/** Opaque secrets this simulator hands out (refresh tokens, generated keys, webhook secrets). */
+const OPAQUE = /\b(?:rt|sk|ak|whsec)_[A-Za-z0-9_-]{16,}/g;
 
 /** Anything any of the three patterns above could match starts like one of these. */
-const MAYBE_SECRET = /eyJ|[?&;][^=&#\s]*=|\b(?:rt|sk|ak)_/i;
+const MAYBE_SECRET = /eyJ|[?&;][^=&#\s]*=|\b(?:rt|sk|ak|whsec)_/i;
 
 export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
 

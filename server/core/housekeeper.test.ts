@@ -114,3 +114,24 @@ describe('Housekeeper', () => {
     expect(list.calls).toHaveLength(1);
   });
 });
+
+describe('every-tick sweepers', () => {
+  it('run on each tick, rounds or not; the others only in rounds', async () => {
+    const clock = new SimClock(0, () => 1_000_000);
+    let eager = 0;
+    let paced = 0;
+    const hk = new Housekeeper(
+      clock,
+      [
+        { name: 'eager', everyTick: true, sweep: async () => ++eager },
+        { name: 'paced', sweep: async () => ++paced },
+      ],
+      { tickMs: 10, everySimMs: 60_000, budget: 5 },
+      () => {},
+      () => 1_000_000,
+    );
+    for (let i = 0; i < 3; i++) await hk.tick();
+    // The first tick is a round (both ran); the next two are not rounds: only the eager one.
+    expect({ eager, paced }).toEqual({ eager: 3, paced: 1 });
+  });
+});

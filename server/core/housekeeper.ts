@@ -6,6 +6,8 @@ export interface Sweeper {
   sweep(nowMs: number, budget: number): Promise<number>;
   /** True when the sweep looked at one page of many (store/pagedSweep.ts): go on at once. */
   more?(): boolean;
+  /** Called on every tick, not only in full rounds (work due to the second, e.g. webhook retries). */
+  everyTick?: boolean;
 }
 
 export interface HousekeeperOptions {
@@ -70,6 +72,20 @@ export class Housekeeper {
     return this.running;
   }
 
+  /** Only the sweepers that run on every tick. */
+  private async everyTick(now: number): Promise<number> {
+    let n = 0;
+    for (const s of this.sweepers) {
+      if (!s.everyTick) continue;
+      try {
+        n += await s.sweep(now, this.opts.budget);
+      } catch (e) {
+        this.onError(e, s.name);
+      }
+    }
+    return n;
+  }
+
   private async round(force: boolean): Promise<number> {
     const now = this.clock.now();
     const real = this.realNow();
@@ -77,7 +93,7 @@ export class Housekeeper {
     // record on its own app's clock, which may move (or a frozen instance clock may not) alone.
     const due =
       Math.abs(now - this.lastFull) >= this.opts.everySimMs || real - this.lastReal >= this.opts.everySimMs;
-    if (!force && !this.behind && !due) return 0;
+    if (!force && !this.behind && !due) return this.everyTick(now);
     this.lastFull = now;
     this.lastReal = real;
     this.behind = false;

@@ -5,6 +5,7 @@ import { recorderAdminHandlers } from '../admin/recorders.js';
 import { storageAdminHandlers } from '../admin/storage.js';
 import { transcriptionAdminHandlers } from '../admin/transcriptions.js';
 import { transcriptAdminHandlers } from '../admin/transcripts.js';
+import { webhookAdminHandlers } from '../admin/webhooks.js';
 import type { Handlers } from '../http/types.js';
 import { deviceHandlers } from './devices.js';
 import { storageHandlers } from './storage.js';
@@ -31,5 +32,6 @@ export const adminHandlers: Handlers = {
   ...transcriptAdminHandlers,
   ...controlHandlers,
   ...storageAdminHandlers,
+  ...webhookAdminHandlers,
   // [handlers:admin]
 };

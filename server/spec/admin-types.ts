@@ -83,6 +83,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apps/{client_id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an app's webhook endpoints
+         * @description The app's endpoints in creation order. Secrets are never shown again after creation.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers an endpoint that receives the app's events, as a developer portal would. `url`
+         *     must be `http` or `https` (422 otherwise). `secret` is generated when omitted and is
+         *     answered only here, once. `scheme` chooses the signature: `current` (default) sends
+         *     `plaud-signature: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>` and
+         *     `plaud-timestamp` (Unix seconds); `legacy` sends `Plaud-Signature: <hex
+         *     HMAC-SHA256(secret, raw body)>` and the older event names (`audio_transcribe.*`).
+         *     `events` lists the events it wants (every event when omitted). At most 20 endpoints per
+         *     app. Endpoints are removed with the app.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{client_id}/webhooks/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: components["parameters"]["AppIdPath"];
+                endpoint_id: components["parameters"]["EndpointIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an endpoint
+         * @description The endpoint and its scheduled retries go; its past deliveries stay in the log.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, pause or resume an endpoint
+         * @description Changes the given fields. A paused endpoint (`enabled: false`) gets no new deliveries;
+         *     deliveries already scheduled still follow their retries. The secret cannot be read or
+         *     changed here: register a new endpoint to rotate it.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/apps/{client_id}/webhooks/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: components["parameters"]["AppIdPath"];
+                endpoint_id: components["parameters"]["EndpointIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Delivers a sample event (`event`, default `transcription.completed`) to this endpoint,
+         *     paused or not, whatever events it wants: same body shape, signature and retries as a
+         *     real one, a fresh event id, `data.test: true`.
+         */
+        post: operations["sendTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{client_id}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The app's delivery log
+         * @description Deliveries newest first: event, endpoint, every attempt (request headers and body,
+         *     response status and the first 2 KB of its body, error, timing on the app's clock) and
+         *     the next attempt. A failed attempt is followed by the next one 30 s, 5 min, 30 min, 2 h
+         *     and 24 h later (after the first, second… failure) on the app's clock; after the sixth
+         *     attempt fails the delivery is `failed`.
+         *     The last 500 deliveries of each app are kept.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{client_id}/webhook-deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: components["parameters"]["AppIdPath"];
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery's event again
+         * @description A new delivery of the same event (same event id and body) to the same endpoint,
+         *     starting its own retries now on the app's clock.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/clock": {
         parameters: {
             query?: never;
@@ -520,7 +663,9 @@ export interface paths {
          *     or perform an `action` (`reset` the connection, `hang`, send a `malformed` body, or
          *     return a `wrong_etag` from `uploadPart`). For `createTranscription`,
          *     `transcription_outcome` makes the next created tasks end in that state (with
-         *     `message`). A rule applies `times` times (unlimited when omitted).
+         *     `message`). With operation `webhookDelivery`, `webhook_fault` breaks the app's webhook
+         *     deliveries on purpose (optionally only of `match.event`). A rule applies `times` times
+         *     (unlimited when omitted).
          *
          *     Rules are checked in creation order after the caller's credentials were checked (on
          *     the storage host, which has no credentials, before anything else); the first rule
@@ -644,6 +789,105 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description An event name of the current docs. Legacy-scheme endpoints receive `transcription.completed` as `audio_transcribe.completed` (and `transcription.failed` as `audio_transcribe.failed`).
+         * @enum {string}
+         */
+        WebhookEvent: "transcription.completed" | "transcription.failed" | "device.connected" | "device.disconnected" | "device.synced" | "device.recording_completed" | "device.battery_low" | "device.ota_completed" | "device.ota_failed";
+        /**
+         * @description `current`: `plaud-signature: sha256=…` over `<timestamp>.<body>` plus `plaud-timestamp`; `legacy`: `Plaud-Signature` over the body.
+         * @enum {string}
+         */
+        WebhookScheme: "current" | "legacy";
+        NewWebhookEndpoint: {
+            /** @description An absolute `http` or `https` URL. */
+            url: string;
+            /** @description The signing secret; generated (`whsec_…`) when omitted. */
+            secret?: string;
+            scheme?: components["schemas"]["WebhookScheme"];
+            /** @description The events to receive; every event when omitted. */
+            events?: components["schemas"]["WebhookEvent"][];
+            /** @default true */
+            enabled?: boolean;
+        };
+        WebhookEndpointChange: {
+            url?: string;
+            scheme?: components["schemas"]["WebhookScheme"];
+            events?: components["schemas"]["WebhookEvent"][];
+            enabled?: boolean;
+        };
+        WebhookEndpoint: {
+            id: string;
+            client_id: string;
+            url: string;
+            scheme: components["schemas"]["WebhookScheme"];
+            /** @description The events it receives; null for every event. */
+            events: components["schemas"]["WebhookEvent"][] | null;
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+        };
+        CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
+            /** @description The signing secret. Shown in this answer only. */
+            secret: string;
+        };
+        TestWebhookRequest: {
+            event?: components["schemas"]["WebhookEvent"];
+        };
+        WebhookAttempt: {
+            /** @description 1 for the first try, 2..6 for the retries. */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When it was sent, on the app's clock.
+             */
+            at: string;
+            request_headers: {
+                [key: string]: string;
+            };
+            /** @description The receiver's status; absent when no answer came. */
+            response_status?: number;
+            /** @description The first 2 KB of the answer's body (at most 64 KB is read). */
+            response_excerpt?: string;
+            /** @description Why no usable answer came (timeout, connection reset, refused…). */
+            error?: string;
+            /** @description Real time from sending to the end of the answer (or the error). */
+            duration_ms: number;
+            /**
+             * @description `success` for any 2xx; redirects are not followed and count as failures.
+             * @enum {string}
+             */
+            outcome: "success" | "failure";
+            /** @description The delivery fault applied to this attempt, if any. */
+            fault?: string;
+        };
+        WebhookDelivery: {
+            id: string;
+            client_id: string;
+            endpoint_id: string;
+            url: string;
+            /** @description The event name as sent (legacy endpoints get the legacy names). */
+            event: string;
+            /** @description Stable per event and endpoint scheme: duplicates and redeliveries share it. */
+            event_id: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed" | "dropped";
+            /** @description The raw body sent (JSON `{id, event, created_at, data}`). */
+            request_body: string;
+            attempts: components["schemas"]["WebhookAttempt"][];
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due on the app's clock; null when none is.
+             */
+            next_attempt_at: string | null;
+            /** @description The delivery fault rule's effect on this delivery, if one applied. */
+            fault?: string;
+            fault_id?: string;
+            /** @description The delivery this one repeats (redeliver, or the `duplicate` fault). */
+            redelivery_of?: string;
+        };
         /** @description Error body of the simulator. */
         ErrorBody: {
             /**
@@ -1037,6 +1281,8 @@ export interface components {
         /** @description Conditions a request must meet for the rule to apply (all given ones). */
         FaultMatch: {
             client_id?: string;
+            /** @description For `webhookDelivery` rules, the event (as in `WebhookEvent`). */
+            event?: string;
             sn?: string;
             part_number?: number;
             user_id?: string;
@@ -1044,10 +1290,11 @@ export interface components {
         };
         FaultRule: {
             /**
-             * @description An operationId of the partner API (openapi.yaml).
+             * @description An operationId of the partner API (openapi.yaml), or `webhookDelivery` for a `webhook_fault` rule.
              * @example getPartnerToken
              * @example uploadPart
              * @example createTranscription
+             * @example webhookDelivery
              */
             operation: string;
             /** @description Answer with this HTTP status (1xx statuses are not final answers, so they are refused). */
@@ -1070,6 +1317,11 @@ export interface components {
              * @enum {string}
              */
             transcription_outcome?: "FAILURE" | "REVOKED" | "PENDING" | "RECEIVED" | "STARTED" | "PROGRESS";
+            /**
+             * @description With operation `webhookDelivery`: what happens to the next matching deliveries. `duplicate`: the event is delivered twice (same event id); `out_of_order`: held back until the endpoint's next event was sent (at most 5 min on the app's clock); `late`: sent `delay_ms` (default 60000) later on the app's clock; `wrong_signature`: signed with another secret; `wrong_timestamp`: `plaud-timestamp` 10 minutes old (signed consistently, for replay-window checks); `drop`: never sent.
+             * @enum {string}
+             */
+            webhook_fault?: "duplicate" | "out_of_order" | "late" | "wrong_signature" | "wrong_timestamp" | "drop";
             /** @description Message of the forced transcription outcome or of the error. */
             message?: string;
             /** @description How many times the rule applies; unlimited when omitted. */
@@ -1316,6 +1568,21 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
+        /** @description No such app, endpoint or delivery (`APP_NOT_FOUND`, `WEBHOOK_NOT_FOUND`, `DELIVERY_NOT_FOUND`). */
+        WebhookNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "WEBHOOK_NOT_FOUND",
+                 *       "message": "No webhook endpoint whe_1a2b3c4d5e6f for app demo-app."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description No app with this `client_id` (`APP_NOT_FOUND`). */
         AppNotFound: {
             headers: {
@@ -1367,6 +1634,9 @@ export interface components {
         Limit: number;
         /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
         Cursor: string;
+        /** @description The app's client id. */
+        AppIdPath: string;
+        EndpointIdPath: string;
         /** @description Only records of this partner app. */
         ClientIdQuery: string;
         /** @description Device serial number. */
@@ -1549,6 +1819,282 @@ export interface operations {
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            415: components["responses"]["JsonRequired"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AppNotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "http://127.0.0.1:8080/webhooks/plaud",
+                 *       "events": [
+                 *         "transcription.completed",
+                 *         "transcription.failed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret (shown this once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "whe_1a2b3c4d5e6f",
+                     *       "client_id": "demo-app",
+                     *       "url": "http://127.0.0.1:8080/webhooks/plaud",
+                     *       "scheme": "current",
+                     *       "events": [
+                     *         "transcription.completed",
+                     *         "transcription.failed"
+                     *       ],
+                     *       "enabled": true,
+                     *       "created_at": "2024-01-01T00:00:00.000Z",
+                     *       "secret": "whsec_3f2c8a90d1e24b7c9a6b5e4f3c2d1a0b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AppNotFound"];
+            /** @description The app has 20 endpoints already (`TOO_MANY_ENDPOINTS`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: components["parameters"]["AppIdPath"];
+                endpoint_id: components["parameters"]["EndpointIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            415: components["responses"]["JsonRequired"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: components["parameters"]["AppIdPath"];
+                endpoint_id: components["parameters"]["EndpointIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointChange"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    sendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: components["parameters"]["AppIdPath"];
+                endpoint_id: components["parameters"]["EndpointIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "transcription.failed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The delivery, scheduled now on the app's clock. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries of this event. */
+                event?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AppNotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's client id. */
+                client_id: components["parameters"]["AppIdPath"];
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new delivery. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["WebhookNotFound"];
             415: components["responses"]["JsonRequired"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];

@@ -179,6 +179,13 @@ export const ADMIN_OPS = [
   'addRecording',
   'pressRecord',
   'deleteRecorderRecording',
+  'listWebhookEndpoints',
+  'createWebhookEndpoint',
+  'updateWebhookEndpoint',
+  'deleteWebhookEndpoint',
+  'sendTestWebhook',
+  'listWebhookDeliveries',
+  'redeliverWebhook',
 ];
 export const DEVICE_OPS = [
   'createPhone',

@@ -38,6 +38,14 @@ export const COLLECTIONS = {
   files: spec({ indexes: ['client_id'] }),
   transcriptions: spec({ indexes: ['client_id'] }),
   transcripts: spec(),
+  /** Webhook endpoints (secrets included): asked on submission whether an app wants events. */
+  webhookEndpoints: spec({ mirrored: true, indexes: ['client_id'] }),
+  /** The delivery log, one record per delivery with its attempts. */
+  webhookDeliveries: spec({ indexes: ['client_id'] }),
+  /** Due attempts of unsettled deliveries (webhooks/model.ts OutboxItem). */
+  webhookOutbox: spec({ indexes: ['client_id', 'endpoint_id'] }),
+  /** Transcription tasks whose final event is still to be sent. */
+  taskWatches: spec({ indexes: ['client_id'] }),
   /** Rate-limit windows, one record per client id and limit group. */
   rateWindows: spec({ durable: false, indexes: ['client_id'] }),
 } as const satisfies Record<string, CollectionSpec>;

@@ -23,6 +23,7 @@ import { checkParams } from './paramsPolicy.js';
 import { type Heard, shapeResult } from './resultShape.js';
 import { fakeHeard, heardFor, type ResultInput } from './results.js';
 import { TaskAudio } from './taskAudio.js';
+import type { Settled } from './taskEvents.js';
 import { taskDuration, taskExpired, taskView } from './taskState.js';
 import type { StatusView } from './timeline.js';
 
@@ -38,6 +39,10 @@ export interface TranscriptionOptions {
   clockOf?: ClockOf;
   /** The transcript attached to audio with this MD5, if any (control API, fixture sidecars). */
   transcriptFor?: (md5: string) => Promise<Transcript | undefined>;
+  /** The app of a client id (its result shape for events); absent: the server's shape. */
+  appOf?: (clientId: string) => PartnerApp | undefined;
+  /** Told of each new task and each forced status (webhook events: taskEvents.ts). */
+  events?: { submitted(rec: TaskRecord): Promise<void>; forced(rec: TaskRecord): Promise<void> };
 }
 
 const notFound = () => SimError.notFound('TRANSCRIPTION_NOT_FOUND', 'No transcription task with this id.');
@@ -127,6 +132,7 @@ export class TranscriptionService implements Lifecycle {
       ...(outcome ? { outcome } : {}),
     };
     await this.tasks.put(rec.transcription_id, rec);
+    await this.opts.events?.submitted(rec);
     // Read the audio now, in the background: the answer does not wait for it.
     if (source.kind === 'storage')
       this.audio
@@ -186,7 +192,35 @@ export class TranscriptionService implements Lifecycle {
       };
       return { next: pinned, result: pinned };
     });
+    await this.opts.events?.forced(next);
     return this.admin(await this.audio.withAudio(next));
+  }
+
+  /**
+   * The webhook event of a task that reached SUCCESS or FAILURE on its app's clock: the body's
+   * `data` is what a poll answers (`{transcription_id, status, data, message?}`, the app's
+   * result shape). Undefined while it runs; `none` for a final status without an event
+   * (REVOKED); `gone` when the task is.
+   */
+  async settled(id: string): Promise<Settled | 'gone'> {
+    const stored = await this.tasks.get(id);
+    if (!stored) return 'gone';
+    const rec = await this.audio.withAudio(stored);
+    const view = this.view(rec);
+    if (view.status === 'REVOKED') return 'none';
+    if (view.status !== 'SUCCESS' && view.status !== 'FAILURE') return undefined;
+    const app = this.opts.appOf?.(rec.client_id);
+    const shape = app ? this.shapeFor(app) : this.deps.config.resultShape;
+    const data = view.status === 'SUCCESS' ? await this.result(rec, shape) : {};
+    return {
+      event: view.status === 'SUCCESS' ? 'transcription.completed' : 'transcription.failed',
+      data: {
+        transcription_id: id,
+        status: view.status,
+        data,
+        ...(view.message ? { message: view.message } : {}),
+      },
+    };
   }
 
   async resetApp(clientId: string): Promise<void> {

@@ -8,6 +8,8 @@ import { fromRoot } from '../core/root.js';
 import { haveChromium, openChromium, requireChromiumInCi } from '../testing/chromium.js';
 import { bearer, DEMO_US, http, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
+import { startReceiver } from '../testing/webhookReceiver.js';
+import { verifyWebhook } from '../webhooks/signature.js';
 
 // The dashboard in a real browser: Debian's Chromium driven by playwright-core (no browser
 // download). Every arrangement goes through the page; the partner and control APIs are then
@@ -263,6 +265,39 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     // Every listing the page polled asked for one page (25 rows, the journal's 50), never all.
     await poll(async () => new Set(asked.map((u) => u.pathname)).size).toBe(7);
     for (const u of asked) expect(u.searchParams.get('limit'), u.href).toMatch(/^(25|50)$/);
+  });
+
+  it('registers a webhook endpoint, shows its secret once, sends a test event and redelivers it', async () => {
+    const rc = await startReceiver({ status: 500 });
+    try {
+      await page.getByLabel('Receiver URL').fill(rc.url);
+      await page.getByRole('button', { name: 'Register endpoint' }).click();
+      const created = page.locator('#endpoint-created');
+      await poll(() => created.textContent()).toContain('whsec_');
+      const [ep] = (await http('GET', `${sim.admin}/apps/ui-app/webhooks`)).body;
+      const secret = /whsec_[0-9a-f]+/.exec((await created.textContent())!)![0];
+      expect(await page.locator('#endpoints-body').evaluate((n) => n.outerHTML)).not.toContain(secret);
+      await page.getByRole('button', { name: `Send test event to ${ep.id}` }).click();
+      await rc.waitFor(1);
+      expect(verifyWebhook({ secret, body: rc.got[0]!.body, headers: rc.got[0]!.headers })).toEqual({
+        ok: true,
+      });
+      const row = page.locator('#deliveries-body tr').first();
+      await poll(() => row.textContent()).toContain('500');
+      const [d] = (await http('GET', `${sim.admin}/apps/ui-app/webhook-deliveries`)).body;
+      await page.getByRole('button', { name: `Details of ${d.id}` }).click();
+      await poll(() => page.locator('#delivery-detail').textContent()).toContain('plaud-signature');
+      rc.behave({ status: 200 });
+      await page.getByRole('button', { name: `Redeliver ${d.id}` }).click();
+      await rc.waitFor(2);
+      await poll(() => page.locator('#deliveries-body tr').first().textContent()).toContain('succeeded');
+      await page.getByRole('button', { name: `Pause ${ep.id}` }).click();
+      await poll(async () => (await http('GET', `${sim.admin}/apps/ui-app/webhooks`)).body[0].enabled).toBe(
+        false,
+      );
+    } finally {
+      await rc.close();
+    }
   });
 
   it('has no serious or critical accessibility violation (axe-core) and no page error', async () => {

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { type RequestHandler, Router } from 'express';
+import { WEBHOOK_DELIVERY } from '../control/faults.js';
 import { SimError } from '../core/errors.js';
 import { fromRoot } from '../core/root.js';
 import { API_PREFIXES } from '../http/apiPrefixes.js';
@@ -27,6 +28,9 @@ export interface DashboardConfig {
   statuses: string[];
   faultActions: string[];
   outcomes: string[];
+  webhookFaults: string[];
+  /** The pseudo-operation of delivery fault rules. */
+  webhookOperation: string;
   regions: Record<string, string>;
 }
 
@@ -46,6 +50,8 @@ export function dashboardConfig(): DashboardConfig {
     statuses: enumOf(schemas.TranscriptionStatus),
     faultActions: enumOf(schemas.FaultRule, 'action'),
     outcomes: enumOf(schemas.FaultRule, 'transcription_outcome'),
+    webhookFaults: enumOf(schemas.FaultRule, 'webhook_fault'),
+    webhookOperation: WEBHOOK_DELIVERY,
     regions,
   };
 }

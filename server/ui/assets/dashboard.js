@@ -6,6 +6,7 @@ import { refreshFaults, setupFaults } from './faults.js';
 import { refreshJournal, setupJournal } from './journal.js';
 import { refreshRecorders, setupRecorders } from './recorders.js';
 import { refreshTasks, refreshTranscripts, refreshUploads, setupTasks } from './tasks.js';
+import { refreshWebhooks, setupWebhooks } from './webhooks.js';
 
 // Entry point: wires the views and polls the control API every 1.5 s while the tab is visible.
 
@@ -34,6 +35,7 @@ async function refreshAll() {
       refreshTranscripts(),
       refreshFaults(),
       refreshJournal(),
+      refreshWebhooks(),
     ]);
     live.textContent = `Live: updated ${new Date().toLocaleTimeString()}${state.scope ? `, showing ${state.scope}` : ', all apps'}`;
     showError('');
@@ -71,6 +73,7 @@ setupRecorders(refreshAll);
 setupTasks(refreshAll);
 setupFaults(refreshAll);
 setupJournal();
+setupWebhooks(refreshAll);
 setInterval(() => {
   if (!document.hidden) refreshAll();
 }, POLL_MS);

@@ -11,6 +11,7 @@ const effect = (f) =>
     f.action,
     f.delay_ms && `delay ${f.delay_ms} ms`,
     f.transcription_outcome && `outcome ${f.transcription_outcome}`,
+    f.webhook_fault && `webhook ${f.webhook_fault}`,
     f.probability !== undefined && `p=${f.probability}`,
   ]
     .filter(Boolean)
@@ -38,7 +39,8 @@ const NUMBERS = ['status', 'delay_ms', 'times', 'probability'];
 
 export function setupFaults(refreshAll) {
   pager = new Pager('faults', 'fault rules', refreshAll);
-  fillOptions(document.getElementById('fault-op'), config.operations);
+  fillOptions(document.getElementById('fault-op'), [...config.operations, config.webhookOperation]);
+  fillOptions(document.getElementById('fault-webhook'), config.webhookFaults);
   fillOptions(document.getElementById('fault-action'), config.faultActions);
   fillOptions(document.getElementById('fault-outcome'), config.outcomes);
   fillOptions(document.getElementById('journal-op'), config.operations);

@@ -1,0 +1,94 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Webhook signatures of both documented schemes, shared by the simulator (signing) and the
+ * package's receiver helper (verifying), so partners check deliveries with the very code that
+ * signed them — and the docs show the same in Node and Python (docs/webhooks.md).
+ *
+ * - `current`: `plaud-signature: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`
+ *   and `plaud-timestamp: <Unix seconds>`.
+ * - `legacy`: `Plaud-Signature: <hex HMAC-SHA256(secret, raw body)>`, no timestamp.
+ */
+export type WebhookScheme = 'current' | 'legacy';
+
+export const SIGNATURE_HEADER = 'plaud-signature';
+export const TIMESTAMP_HEADER = 'plaud-timestamp';
+/** A receiver's usual replay window: deliveries stamped further from its clock are refused. */
+export const DEFAULT_TOLERANCE_S = 300;
+
+const hmacHex = (secret: string, text: string | Buffer): string =>
+  createHmac('sha256', secret).update(text).digest('hex');
+
+/** The signature headers of a delivery of `body` sent at `timestampS` (Unix seconds). */
+export function signatureHeaders(
+  scheme: WebhookScheme,
+  secret: string,
+  body: string,
+  timestampS: number,
+): Record<string, string> {
+  if (scheme === 'legacy') return { 'Plaud-Signature': hmacHex(secret, body) };
+  return {
+    [SIGNATURE_HEADER]: `sha256=${hmacHex(secret, `${timestampS}.${body}`)}`,
+    [TIMESTAMP_HEADER]: String(timestampS),
+  };
+}
+
+export interface VerifyWebhookInput {
+  /** The endpoint's secret, as shown when it was registered. */
+  secret: string;
+  /** The raw request body, exactly as received (parse JSON only after verifying). */
+  body: string | Buffer;
+  /** The request headers (any case; Node's `req.headers` or a fetch `Headers` object). */
+  headers: Record<string, string | string[] | undefined> | { get(name: string): string | null };
+  /** Default `current`. */
+  scheme?: WebhookScheme | undefined;
+  /** Replay window in seconds for the `current` scheme (default 300). */
+  toleranceS?: number | undefined;
+  /** The receiver's clock in ms (default Date.now()). */
+  nowMs?: number | undefined;
+}
+
+export type VerifyWebhookResult =
+  | { ok: true }
+  | {
+      ok: false;
+      reason: 'missing_signature' | 'bad_signature' | 'missing_timestamp' | 'stale_timestamp';
+    };
+
+function header(h: VerifyWebhookInput['headers'], name: string): string | undefined {
+  if (typeof (h as { get?: unknown }).get === 'function')
+    return (h as { get(n: string): string | null }).get(name) ?? undefined;
+  const rec = h as Record<string, string | string[] | undefined>;
+  const key = Object.keys(rec).find((k) => k.toLowerCase() === name);
+  const v = key === undefined ? undefined : rec[key];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Equal hex strings, compared in constant time (a length mismatch leaks only the length). */
+function sameHex(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Verify a delivery as a partner's receiver should: the signature of the scheme (constant-time
+ * compare) and, for `current`, that `plaud-timestamp` lies within `toleranceS` of now.
+ */
+export function verifyWebhook(input: VerifyWebhookInput): VerifyWebhookResult {
+  const given = header(input.headers, SIGNATURE_HEADER)?.trim();
+  if (!given) return { ok: false, reason: 'missing_signature' };
+  const body = typeof input.body === 'string' ? Buffer.from(input.body, 'utf8') : input.body;
+  if ((input.scheme ?? 'current') === 'legacy')
+    return sameHex(given.toLowerCase(), hmacHex(input.secret, body))
+      ? { ok: true }
+      : { ok: false, reason: 'bad_signature' };
+  const ts = header(input.headers, TIMESTAMP_HEADER)?.trim();
+  if (!ts || !/^\d{1,12}$/.test(ts)) return { ok: false, reason: 'missing_timestamp' };
+  const expected = `sha256=${createHmac('sha256', input.secret).update(`${ts}.`).update(body).digest('hex')}`;
+  if (!sameHex(given.toLowerCase(), expected)) return { ok: false, reason: 'bad_signature' };
+  const skewS = Math.abs((input.nowMs ?? Date.now()) / 1000 - Number(ts));
+  return skewS <= (input.toleranceS ?? DEFAULT_TOLERANCE_S)
+    ? { ok: true }
+    : { ok: false, reason: 'stale_timestamp' };
+}
