@@ -94,7 +94,7 @@ export function createServices(deps: CoreDeps): Services {
   );
   // [services:create:storage]
   const transcripts = new TranscriptLibrary(store);
-  const transcriptions = new TranscriptionService(deps, {
+  const transcriptions = new TranscriptionService(store, config, clock, random, deps.logger, {
     files: storage,
     transcriptFor: (md5) => transcripts.forMd5(md5),
     // Fault rules decide outcomes at submission time (created below; only called per request).

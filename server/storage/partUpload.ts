@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { SimError } from '../core/errors.js';
-import { noSuchUpload } from './completion.js';
+import type { StorageContext } from './context.js';
+import { noSuchUpload } from './errors.js';
 import { partKey, uploadPrefix } from './records.js';
-import type { StorageService } from './storageService.js';
 import { type Received, receive } from './streams.js';
 
 /** A part PUT as the storage host received it: what the checks and the stream need. */
@@ -42,7 +42,7 @@ function parseContentMd5(header: string | undefined): Buffer | undefined {
  * fresh blob while hashed, and only a complete, verified part replaces the previous one — so
  * a request that dies half-way (or a crash) never touches bytes a part record points at.
  */
-export async function putPart(svc: StorageService, p: PartUpload): Promise<{ etag: string }> {
+export async function putPart(svc: StorageContext, p: PartUpload): Promise<{ etag: string }> {
   const path = `/uploads/${p.fileId}`;
   // The URL expires on the clock of the app it was signed for (its credential names it).
   svc.presigner.verify('PUT', path, p.query, svc.urlNow);

@@ -9,6 +9,7 @@ import { PagedSweep } from '../store/pagedSweep.js';
 import type { Collection, Store } from '../store/store.js';
 import type { BlobStore } from './blobStore.js';
 import { type CompleteRequest, completeUpload } from './completion.js';
+import type { StorageContext } from './context.js';
 import { type Download, download, filePath, lookupId, lookupUrl } from './downloads.js';
 import { type HashPool, hashPool } from './hashPool.js';
 import { committedFile, dropApp, sweepAbandoned } from './housekeeping.js';
@@ -34,7 +35,7 @@ export interface StorageSettings {
  * housekeeping the background timer runs (housekeeping.ts). Bytes live in the BlobStore; sessions, parts and
  * files are small records in the Store, each with its app's client_id.
  */
-export class StorageService implements FileSource, Lifecycle {
+export class StorageService implements StorageContext, FileSource, Lifecycle {
   readonly uploads: Collection<UploadRecord>;
   readonly parts: Collection<PartRecord>;
   readonly files: Collection<FileRecord>;

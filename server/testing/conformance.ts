@@ -2,7 +2,7 @@ import { Agent, request } from 'node:http';
 import { fromRoot } from '../core/root.js';
 import type { OperationInfo, SpecIndex } from '../spec/openapi.js';
 import { validatorsFor } from '../spec/validators.js';
-import type { FuzzRequest } from './fuzzRequests.js';
+import type { FuzzRequest } from './fuzzTypes.js';
 
 export interface RawResponse {
   status: number;

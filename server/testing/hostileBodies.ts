@@ -1,5 +1,5 @@
 import type { OperationInfo, SchemaObject } from '../spec/openapi.js';
-import type { FuzzContext, FuzzRequest } from './fuzzRequests.js';
+import type { FuzzContext, FuzzRequest } from './fuzzTypes.js';
 
 let hugeBodies: string[] | undefined;
 /** Bodies built to exhaust recursion or memory: nested 5,000 and 100,000 deep, 20,000 keys, 1 MB key. */

@@ -1,11 +1,13 @@
-import { type ClockOf, oneClock, toIso } from '../core/clock.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { type ClockOf, oneClock, type SimClock, toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
+import type { Lifecycle } from '../core/lifecycle.js';
 import type { Random } from '../core/random.js';
 import type { PartnerApp } from '../domain/apps.js';
 import type { FileSource } from '../domain/fileSource.js';
-import type { CoreDeps, Lifecycle } from '../services.js';
 import { PagedSweep } from '../store/pagedSweep.js';
-import type { Collection } from '../store/store.js';
+import type { Collection, Store } from '../store/store.js';
 import {
   type AdminTask,
   normalizeParams,
@@ -68,19 +70,23 @@ export class TranscriptionService implements Lifecycle {
   private readonly clockOf: ClockOf;
 
   constructor(
-    private readonly deps: CoreDeps,
+    store: Store,
+    private readonly config: Config,
+    clock: SimClock,
+    random: Random,
+    private readonly logger: Logger,
     private readonly opts: TranscriptionOptions = {},
   ) {
-    this.tasks = deps.store.collection<TaskRecord>('transcriptions');
+    this.tasks = store.collection<TaskRecord>('transcriptions');
     this.audio = new TaskAudio(this.tasks, opts.files);
     this.sweeping = new PagedSweep(this.tasks);
-    this.clockOf = opts.clockOf ?? oneClock(deps.clock);
-    this.random = deps.random.fork('transcriptions');
+    this.clockOf = opts.clockOf ?? oneClock(clock);
+    this.random = random.fork('transcriptions');
   }
 
   /** The app's own switch when it has one, else --result-shape (default `both`). */
   shapeFor(app: PartnerApp): ResultShape {
-    return app.result_shape ?? this.deps.config.resultShape;
+    return app.result_shape ?? this.config.resultShape;
   }
 
   /**
@@ -91,7 +97,7 @@ export class TranscriptionService implements Lifecycle {
     app: PartnerApp,
     req: { file_url: string; params?: TranscriptionParams },
   ): Promise<{ task: TaskBody; warnings: string[] }> {
-    const warnings = checkParams(req.params, app.strict_params === true || this.deps.config.strictParams);
+    const warnings = checkParams(req.params, app.strict_params === true || this.config.strictParams);
     return { task: await this.submit(app, req), warnings };
   }
 
@@ -125,7 +131,7 @@ export class TranscriptionService implements Lifecycle {
       this.audio
         .withAudio(rec)
         .catch((e: Error) =>
-          this.deps.logger.warn({ err: e, transcription_id: rec.transcription_id }, 'reading audio failed'),
+          this.logger.warn({ err: e, transcription_id: rec.transcription_id }, 'reading audio failed'),
         );
     return { transcription_id: rec.transcription_id, status: 'PENDING', data: {} };
   }
@@ -195,11 +201,11 @@ export class TranscriptionService implements Lifecycle {
   }
 
   private view(rec: TaskRecord): StatusView {
-    return taskView(rec, this.deps.config, this.clockOf(rec.client_id).now());
+    return taskView(rec, this.config, this.clockOf(rec.client_id).now());
   }
 
   private expired(rec: TaskRecord): boolean {
-    return taskExpired(rec, this.deps.config, this.clockOf(rec.client_id).now());
+    return taskExpired(rec, this.config, this.clockOf(rec.client_id).now());
   }
 
   /**
@@ -231,7 +237,7 @@ export class TranscriptionService implements Lifecycle {
   private async result(rec: TaskRecord, shape: ResultShape): Promise<Result> {
     const audioKey = rec.source.kind === 'storage' ? `md5:${rec.source.md5}` : `url:${rec.file_url}`;
     const input: ResultInput = {
-      seed: this.deps.config.seed ?? RESULT_SEED,
+      seed: this.config.seed ?? RESULT_SEED,
       audioKey,
       duration: taskDuration(rec),
       params: rec.params,
