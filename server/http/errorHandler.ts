@@ -61,11 +61,10 @@ function jsonBody(err: SimError, req: Request, res: Response, config: Config, ap
   return { detail: err.code, message: err.message };
 }
 
-let requestCounter = 0;
-
-/** The one place errors become HTTP: JSON on the API and admin surfaces, XML on storage. */
+/** The app a claimed client id names, if any (its error shape applies). */
 export type AppLookup = (clientId: string) => PartnerApp | undefined;
 
+/** The one place errors become HTTP: JSON on the API and admin surfaces, XML on storage. */
 export function errorHandler(config: Config, logger: Logger, appOf: AppLookup): ErrorRequestHandler {
   const answer = answerError(config, logger, appOf);
   // The last resort: if answering the error fails too (a body that cannot be serialised, a
@@ -104,6 +103,8 @@ export function lastResort(res: Response): void {
 }
 
 function answerError(config: Config, logger: Logger, appOf: AppLookup): ErrorRequestHandler {
+  // S3's x-amz-request-id: counted per app, so simulators in one process do not share it.
+  let requestCounter = 0;
   return (raw, req, res, _next) => {
     let err: SimError;
     if (raw instanceof SimError) err = raw;

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { BoundedMap } from '../core/boundedMap.js';
 import { type ClockOf, oneClock, type SimClock, toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import type { Lifecycle } from '../core/lifecycle.js';
@@ -66,7 +67,7 @@ export class TranscriptionService implements Lifecycle {
   private readonly sweeping: PagedSweep<TaskRecord>;
   private readonly random: Random;
   private readonly audio: TaskAudio;
-  private readonly results = new Map<string, Heard>();
+  private readonly results = new BoundedMap<string, Heard>(RESULT_CACHE);
   private readonly clockOf: ClockOf;
 
   constructor(
@@ -255,7 +256,6 @@ export class TranscriptionService implements Lifecycle {
     let heard = this.results.get(id);
     if (!heard) {
       heard = await fakeHeard(input);
-      if (this.results.size >= RESULT_CACHE) this.results.delete(this.results.keys().next().value as string);
       this.results.set(id, heard);
     }
     return heard;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 import { parse } from 'yaml';
-import { createAjv } from './ajv.js';
+import { createAjv } from '../spec/ajv.js';
 
 // Helpers of the document tests (openapi.test.ts, openapi.specifics.test.ts): they read the
 // YAML directly rather than through SpecIndex, so the documents are checked independently
