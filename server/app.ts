@@ -9,7 +9,7 @@ import { adminGuard } from './http/adminGuard.js';
 import { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
 import { operationDispatcher } from './http/dispatch.js';
 import { errorHandler } from './http/errorHandler.js';
-import { mountOperations, type OperationHook, publicUrlOf } from './http/mountOperations.js';
+import { mountOperations, publicUrlOf } from './http/mountOperations.js';
 import { type SimLocals, simLocals } from './http/types.js';
 import { adminHandlers, apiHandlers } from './routes/index.js';
 import { slashRedirectTarget, transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
@@ -20,11 +20,7 @@ import { dashboardRouter } from './ui/dashboard.js';
 export interface AppDeps extends CoreDeps {
   /** Prebuilt services (the CLI builds them to seed fixtures first); built from deps if absent. */
   services?: Services;
-  /** Extra per-operation hooks (fault injection, rate limits). */
-  hooks?: { beforeAuth?: OperationHook[]; afterAuth?: OperationHook[] };
 }
-
-export { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX };
 
 const surface =
   (s: SimLocals['surface'], region?: Region): RequestHandler =>
@@ -56,7 +52,7 @@ export function createApp(deps: AppDeps): express.Express {
     include: (op) => op.storage,
     authenticate: false,
     validateRequests: false,
-    beforeAuth: [...control.storage, ...(deps.hooks?.beforeAuth ?? [])],
+    beforeAuth: control.storage,
   });
   // S3 names an unknown key NoSuchKey: the storage host speaks only codes of its enum.
   const noSuchKey: RequestHandler = () => {
@@ -69,8 +65,7 @@ export function createApp(deps: AppDeps): express.Express {
     services,
     bodyParsers: [express.json({ limit: '1mb' }), express.urlencoded({ extended: false, limit: '1mb' })],
     include: (op) => !op.storage,
-    beforeAuth: deps.hooks?.beforeAuth,
-    afterAuth: [...control.api, ...(deps.hooks?.afterAuth ?? [])],
+    afterAuth: control.api,
   });
   api.use(notFound);
 

@@ -26,11 +26,6 @@ const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promi
   },
 };
 
-/** Register a subcommand (the contract runner adds itself this way). */
-export function addCommand(name: string, summary: string, run: (argv: string[]) => Promise<number>): void {
-  COMMANDS[name] = { summary, run };
-}
-
 function mainHelp(): string {
   const lines = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(10)} ${c.summary}`);
   return `Usage: partner-sim <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun 'partner-sim <command> --help' for a command's options.\n`;

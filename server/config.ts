@@ -1,14 +1,14 @@
 import { resolve } from 'node:path';
 import { type Config, defaults, type OptionSpec, options } from './configOptions.js';
 
-export { type Config, defaults, type OptionSpec, options };
+export { type Config, defaults, options };
 
 /**
  * A bad flag or variable. Known by its name, not by `instanceof`: the built CLI is one bundled
  * file, and the commands it loads when run (transcribe, binding) have their own copy of this
  * module, hence of this class.
  */
-export class ConfigError extends Error {
+class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 

@@ -29,8 +29,6 @@ export interface CoreDeps {
   instance: Instance;
 }
 
-export type { Lifecycle };
-
 export interface Services {
   deps: CoreDeps;
   apps: AppRegistry;
@@ -157,7 +155,7 @@ export async function resetAll(services: Services): Promise<void> {
 }
 
 /** Every fixture file of `dir` loadable? Throws the first 422 (file and field) otherwise. */
-export async function checkFixtures(services: Services, dir: string): Promise<void> {
+async function checkFixtures(services: Services, dir: string): Promise<void> {
   for (const s of services.lifecycle) await s.checkFixtures?.(dir);
 }
 

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
-import { type AppDeps, createApp } from './app.js';
+import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { Housekeeper } from './core/housekeeper.js';
 import { createLogger } from './core/logger.js';
@@ -17,7 +17,7 @@ import { openStore } from './store/openStore.js';
 /** An unfinished blob of a shared store this old was abandoned (no PUT streams for an hour). */
 const UNFINISHED_AFTER_MS = 3_600_000;
 
-export interface Simulator {
+interface Simulator {
   app: express.Express;
   services: Services;
   config: Config;
@@ -31,10 +31,7 @@ export interface Simulator {
  * Everything but listening: open the store, boot the instance record, build the clock, the
  * seeded random source and the services, load fixtures into an empty store, build the app.
  */
-export async function createSimulator(
-  config: Config,
-  extra: Pick<AppDeps, 'hooks'> = {},
-): Promise<Simulator> {
+async function createSimulator(config: Config): Promise<Simulator> {
   const logger = createLogger(config.logLevel);
   const store = await openStore(config, (m) => logger.warn(m));
   const instance = await Instance.boot(
@@ -59,7 +56,7 @@ export async function createSimulator(
       logger.info(orphans, 'removed storage left behind by an interrupted run');
   }
   if (!instance.seeded) await seedAll(services, config.fixturesDir);
-  const app = createApp({ ...deps, ...extra, services });
+  const app = createApp({ ...deps, services });
   const housekeeper = new Housekeeper(
     clock,
     [
@@ -104,11 +101,8 @@ export interface RunningSimulator extends Simulator {
 }
 
 /** Create and listen. Port 0 picks a free port; `url` tells which. */
-export async function startSimulator(
-  config: Config,
-  extra: Pick<AppDeps, 'hooks'> = {},
-): Promise<RunningSimulator> {
-  const sim = await createSimulator(config, extra);
+export async function startSimulator(config: Config): Promise<RunningSimulator> {
+  const sim = await createSimulator(config);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = sim.app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
     s.once('error', reject);

@@ -32,7 +32,7 @@ const LIVE_REQUIRED = [
   'PARTNER_API_KEY',
   'PARTNER_USER_ID',
 ] as const;
-export const DEFAULT_USER = 'cli-user-0001';
+const DEFAULT_USER = 'cli-user-0001';
 
 /** The demo app of the fixtures for a region (its credentials are public anyway). */
 async function demoApp(fixturesDir: string): Promise<PartnerCredentials> {

@@ -24,7 +24,7 @@ const OPAQUE = /\b(?:rt|sk|ak)_[A-Za-z0-9_-]{16,}/g;
 /** Anything any of the three patterns above could match starts like one of these. */
 const MAYBE_SECRET = /eyJ|[?&;][^=&#\s]*=|\b(?:rt|sk|ak)_/i;
 
-export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
+const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
 
 /**
  * A query parameter name as a server reads it: `+` is a space and percent escapes decoded,
@@ -110,7 +110,7 @@ const MAX_ITEMS = 5;
 const MAX_DEPTH = 3;
 
 /** A JSON (or form) body made safe and small: secret fields redacted, long values cut. */
-export function summarizeValue(value: unknown, depth = 0): unknown {
+function summarizeValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') {
     const clean = scrub(value);
     return clean.length > MAX_STRING ? `${clean.slice(0, MAX_STRING)}… (${value.length} chars)` : clean;

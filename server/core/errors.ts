@@ -97,5 +97,3 @@ export class SimError extends Error {
     return new SimError(400, code, message);
   }
 }
-
-export const isSimError = (e: unknown): e is SimError => e instanceof SimError;

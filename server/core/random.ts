@@ -97,7 +97,7 @@ export class Random {
   }
 }
 
-export function formatUuid(b: Buffer): string {
+function formatUuid(b: Buffer): string {
   const h = b.subarray(0, 16).toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }

@@ -90,7 +90,7 @@ const FALLBACK_XML = s3ErrorXml(
 );
 
 /** A 500 in the surface's own format, or a cut connection once headers went out. */
-export function lastResort(res: Response): void {
+function lastResort(res: Response): void {
   if (res.headersSent) {
     res.destroy();
     return;

@@ -150,7 +150,7 @@ export function mountOperations(
  * client-chosen name with CR/LF or non-Latin-1 characters can never make `setHeader` throw) and
  * at most 2 KB, so every client can read it. Domain code returns plain text.
  */
-export function headerText(text: string): string {
+function headerText(text: string): string {
   const safe = text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return safe.length > 2048 ? `${safe.slice(0, 2045)}...` : safe;
 }

@@ -22,15 +22,15 @@ type MediaBody<T> = T extends { content: infer C }
       : unknown
   : undefined;
 
-export type ReqBody<O extends OpId> = AllOperations[O] extends { requestBody?: infer RB }
+type ReqBody<O extends OpId> = AllOperations[O] extends { requestBody?: infer RB }
   ? MediaBody<NonNullable<RB>>
   : undefined;
 
-export type QueryOf<O extends OpId> = AllOperations[O] extends { parameters: { query?: infer Q } }
+type QueryOf<O extends OpId> = AllOperations[O] extends { parameters: { query?: infer Q } }
   ? NonNullable<Q>
   : Record<string, never>;
 
-export type PathOf<O extends OpId> = AllOperations[O] extends { parameters: { path?: infer P } }
+type PathOf<O extends OpId> = AllOperations[O] extends { parameters: { path?: infer P } }
   ? NonNullable<P>
   : Record<string, never>;
 
@@ -38,7 +38,7 @@ type Responses<O extends OpId> = AllOperations[O]['responses'];
 type Success = 200 | 201 | 202 | 204 | 206;
 
 /** A successful answer of operation O: one of its declared 2xx statuses with that body. */
-export type Reply<O extends OpId> = {
+type Reply<O extends OpId> = {
   [S in keyof Responses<O> & Success]: {
     status: S;
     body?: MediaBody<Responses<O>[S]>;

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PREFIX, STORAGE_PREFIX } from '../app.js';
 import { startUpload } from '../client/steps.js';
 import { uploadAll } from '../client/upload.js';
+import { ADMIN_PREFIX, STORAGE_PREFIX } from '../http/apiPrefixes.js';
 import { conformance, sendRaw } from '../testing/conformance.js';
 import { requestsFor } from '../testing/fuzzRequests.js';
 import type { FuzzContext } from '../testing/fuzzTypes.js';

@@ -21,7 +21,7 @@ const noSuchKey = () => SimError.notFound('NoSuchKey', 'The specified key does n
 export const filePath = (fileId: string): string => `/files/${fileId}`;
 
 /** GET/HEAD of a DownloadUrl: signature first (a HEAD may use the GET URL), then the key. */
-export async function resolveDownload(
+async function resolveDownload(
   svc: StorageContext,
   fileId: string,
   query: URLSearchParams,

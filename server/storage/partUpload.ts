@@ -20,7 +20,7 @@ export interface PartUpload {
 /** S3's limit on part numbers, and so on the parts of a session. */
 export const MAX_PARTS = 10_000;
 
-export const tooLarge = (max: number): SimError =>
+const tooLarge = (max: number): SimError =>
   SimError.badRequest(
     'EntityTooLarge',
     `Your proposed upload exceeds the maximum allowed size (${max} bytes).`,

@@ -21,9 +21,9 @@ export interface Op {
   pathItem: Json;
 }
 
-export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-export function load(rel: string): Json {
+function load(rel: string): Json {
   return parse(readFileSync(resolve(root, rel), 'utf8')) as Json;
 }
 
@@ -114,7 +114,7 @@ export function schemaExamples(node: unknown, where: string, out: { where: strin
   return out;
 }
 
-export const API_OPS = [
+const API_OPS = [
   'getPartnerToken',
   'refreshPartnerToken',
   'createUserToken',
@@ -141,7 +141,7 @@ export const API_EXTENSIONS = [
   'headFile',
 ];
 export const STORAGE_OPS = ['uploadPart', 'uploadPartPreflight', 'downloadFile', 'headFile'];
-export const ADMIN_OPS = [
+const ADMIN_OPS = [
   'resetState',
   'listApps',
   'createPartnerApp',
