@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 // contract suite, and the partner-flow tests that play the partner app.
 export default defineConfig({
   test: {
+    // Starts a throw-away PostgreSQL where Debian's binaries are, and names what must skip.
+    globalSetup: ['./server/testing/globalSetup.ts'],
     projects: [
       { test: { name: 'unit', include: ['server/**/*.test.ts', 'bench/**/*.test.ts'], testTimeout: 20_000 } },
       // Its own file: `partner-sim contract` runs the same config from the installed package.

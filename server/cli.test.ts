@@ -44,6 +44,10 @@ describe('partner-sim CLI', () => {
     ]) {
       expect(io.out()).toContain(flag);
     }
+    // Each option shows its default once at most (help texts that explain a default keep theirs).
+    for (const line of io.out().split('\n'))
+      expect(line.match(/\(default/g)?.length ?? 0, line).toBeLessThan(2);
+    expect(io.out()).not.toContain('(default: false)');
   });
 
   it('refuses unknown commands, unknown flags and bad values with exit 2 and a hint', async () => {
@@ -51,6 +55,11 @@ describe('partner-sim CLI', () => {
     expect(await main(['serv'])).toBe(2);
     expect(io.err()).toContain("unknown command 'serv'");
     expect(await main(['serve', '--prot', '1'])).toBe(2);
+    expect(io.err()).toContain("Unknown option '--prot'; did you mean --port?");
+    expect(await main(['binding', '--jsn'])).toBe(2);
+    expect(io.err()).toContain('did you mean --json?');
+    expect(await main(['serve', '--zzzzzz'])).toBe(2);
+    expect(io.err()).not.toMatch(/--zzzzzz'; did you mean/);
     expect(await main(['serve', '--port', 'abc'])).toBe(2);
     expect(io.err()).toContain('--port');
     expect(await main(['serve', '--log-level', 'loud'])).toBe(2);

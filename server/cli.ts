@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs } from './cli/parseArgs.js';
 import { type Config, defaults, options, parseConfig } from './config.js';
 import { fromRoot } from './core/root.js';
 import type { NewApp, PartnerApp } from './domain/apps.js';
@@ -35,8 +35,13 @@ function serveHelp(): string {
   const rows = options.map((o) => {
     const flag = `--${o.flag}${o.kind === 'bool' ? '' : ' <value>'}`;
     const def = defaults[o.key];
+    // One default per option: none when the help text already says it, and none for a
+    // switch that is off unless given.
     const shown =
-      def === undefined || (Array.isArray(def) && def.length === 0)
+      def === undefined ||
+      def === false ||
+      (Array.isArray(def) && def.length === 0) ||
+      /\bdefault\b/.test(o.help)
         ? ''
         : ` (default: ${o.key === 'dataDir' ? './data' : o.key === 'fixturesDir' ? '<package>/fixtures' : String(def)})`;
     const env = o.env ? ` [env ${o.env}]` : '';

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { PartnerClient } from '../client/partnerClient.js';
 import {
   type BindingResponse,
@@ -9,6 +8,7 @@ import {
 } from '../client/recovery.js';
 import { describeFailure } from './failure.js';
 import { type CommandIo, ENV_HELP, processIo, TARGET_HELP } from './io.js';
+import { parseArgs } from './parseArgs.js';
 import { openTarget, UsageError } from './target.js';
 
 export const bindingHelp = `Usage: partner-sim binding <sn> [--type notepro|notepins] [--target sim|us|jp|URL] [--json]

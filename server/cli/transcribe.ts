@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { parseArgs } from 'node:util';
 import { PartnerClient } from '../client/partnerClient.js';
 import { readTranscript, type Transcript } from '../client/transcription.js';
 import { describeFailure } from './failure.js';
 import { type CommandIo, ENV_HELP, processIo, TARGET_HELP } from './io.js';
+import { parseArgs } from './parseArgs.js';
 import { formatBytes, StatusSpinner, UploadProgress } from './progress.js';
 import { openTarget, UsageError } from './target.js';
 

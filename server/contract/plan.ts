@@ -1,7 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { ContractSettingsError, checkSettings } from '../../contracts/target/settings.js';
+import { parseArgs } from '../cli/parseArgs.js';
 import { fromRoot } from '../core/root.js';
 
 /**

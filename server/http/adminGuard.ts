@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
+import { bodySent } from '../core/bodySent.js';
 import { SimError } from '../core/errors.js';
 import { sameSecret } from '../domain/apps.js';
 
@@ -99,8 +100,7 @@ export function contentTypeAllowed(method: string, headers: IncomingHttpHeaders)
   if (!MUTATING.has(method)) return true;
   const media = headers['content-type']?.split(';')[0]?.trim().toLowerCase();
   if (media) return media === 'application/json';
-  const hasBody = headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
-  return !hasBody;
+  return !bodySent(headers);
 }
 
 const shown = (v: string) => JSON.stringify(v.length > 100 ? `${v.slice(0, 100)}…` : v);

@@ -73,6 +73,8 @@ describe('upload filetypes', () => {
       const r = await presign(sim, token, t);
       expect(r.status, t).toBe(400);
       expect(r.body).toEqual({ detail: 'FILE_TYPE_INVALID', message: expect.stringContaining('mp3, opus') });
+      // The refusal says how to accept the type in the simulator.
+      expect(r.body.message).toContain(`--upload-filetypes ${t}`);
     }
   });
 

@@ -25,6 +25,25 @@ const slice = (b: Buffer, chunk: number) => (n: number, len: number) =>
   b.subarray((n - 1) * chunk, (n - 1) * chunk + len);
 
 describe('DownloadUrl', () => {
+  it('serves Ogg Opus as audio/ogg (RFC 7845), whatever Content-Type the part PUT sent', async () => {
+    const { sim, token } = await start();
+    const bytes = randomBytes(100);
+    const s = await startUpload(sim.api, token, bytes.length, 'opus');
+    // The URL is signed for the host only: S3 stores the bytes whatever type is sent.
+    const put = await putPart(s.Parts[0]!.PresignedUrl, bytes, { 'content-type': 'audio/ogg' });
+    expect(put.status).toBe(200);
+    const done = await completeUpload(sim.api, token, {
+      file_id: s.FileId,
+      upload_id: s.UploadId,
+      part_list: [{ PartNumber: 1, ETag: put.etag! }],
+      file_md5: md5hex(bytes),
+      filetype: 'opus',
+    });
+    expect(done.status).toBe(200);
+    const got = await fetch((done.body as { DownloadUrl: string }).DownloadUrl);
+    expect(got.headers.get('content-type')).toBe('audio/ogg');
+  });
+
   it('has the multipart ETag of the S3 test vector (3 × 5242881 bytes of "a")', async () => {
     const chunk = 5242881;
     const { sim, token } = await start({ chunkSize: chunk });
@@ -44,6 +63,10 @@ describe('DownloadUrl', () => {
     const whole = await fetch(done.DownloadUrl);
     expect(whole.status).toBe(200);
     expect(whole.headers.get('content-type')).toBe('audio/mpeg');
+    // Without its query the URL is an anonymous request: S3's 403 AccessDenied, not a 400.
+    const anonymous = await fetch(done.DownloadUrl.split('?')[0]!);
+    expect(anonymous.status).toBe(403);
+    expect(await anonymous.text()).toContain('<Code>AccessDenied</Code>');
     expect(whole.headers.get('accept-ranges')).toBe('bytes');
     expect(whole.headers.get('content-length')).toBe('5000');
     expect(Buffer.from(await whole.arrayBuffer()).equals(bytes)).toBe(true);

@@ -93,6 +93,35 @@ describe('user tokens', () => {
     expect(locs).toContain('body.expires_in');
   });
 
+  it('names the content type when a JSON body is sent as curl -d sends it (form encoded), or with none', async () => {
+    const partner = (await exchange(sim.api, DEMO_US.client_id, DEMO_US.secret_key)).body.access_token;
+    const send = (contentType: string | undefined) =>
+      fetch(`${sim.api}/open/partner/users/access-token`, {
+        method: 'POST',
+        headers: { ...bearer(partner), ...(contentType ? { 'content-type': contentType } : {}) },
+        // A Blob without a type: fetch then sends no Content-Type at all.
+        body: new Blob([JSON.stringify({ user_id: 'curl-user-1' })]),
+      });
+    const form = await send('application/x-www-form-urlencoded');
+    expect(form.status).toBe(422);
+    const [issue, ...rest] = ((await form.json()) as { detail: { loc: string[]; msg: string }[] }).detail;
+    expect(rest).toEqual([]);
+    expect(issue?.loc).toEqual(['body']);
+    expect(issue?.msg).toContain('sent as application/x-www-form-urlencoded');
+    expect(issue?.msg).toContain('Content-Type: application/json');
+    const none = await send(undefined);
+    expect(none.status).toBe(422);
+    expect(((await none.json()) as { detail: { msg: string }[] }).detail[0]?.msg).toContain(
+      'without a Content-Type header',
+    );
+    // The right type still works, and a JSON body missing the field still names the field.
+    expect((await send('application/json')).status).toBe(200);
+    expect((await mint({})).body.detail[0]).toMatchObject({
+      loc: ['body', 'user_id'],
+      msg: 'Field required',
+    });
+  });
+
   it('echoes expires_in (default 86400) and signs the documented claims', async () => {
     const dflt = await mint({ user_id: 'user-000001' });
     expect(dflt.body.expires_in).toBe(86400);

@@ -25,10 +25,12 @@ export function transcriptionSlashRedirects(publicUrl: string | undefined): Requ
     if (target === undefined) return next();
     const q = req.originalUrl.indexOf('?');
     const query = q >= 0 ? req.originalUrl.slice(q) : '';
-    // Empty body, as Starlette's RedirectResponse.
-    res
-      .status(307)
-      .location(`${publicUrlOf(req, publicUrl)}${req.baseUrl}${target}${query}`)
-      .end();
+    const location = `${publicUrlOf(req, publicUrl)}${req.baseUrl}${target}${query}`;
+    // Starlette's RedirectResponse has an empty body, so `curl -s` printed nothing and the
+    // mistake stayed invisible: the status and Location are kept, and a short JSON body and
+    // a warning header say which spelling to use (clients that follow redirects ignore both).
+    const hint = `${req.method} ${req.baseUrl}${target} is the path (${target.endsWith('/') ? 'with' : 'without'} the trailing slash); this 307 redirects there`;
+    res.status(307).location(location).setHeader('X-Sim-Warning', hint);
+    res.json({ detail: 'TRAILING_SLASH_REDIRECT', message: hint, location });
   };
 }

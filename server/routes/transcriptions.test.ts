@@ -80,6 +80,14 @@ describe('submitting and polling', () => {
     });
     expect(noSlash.status).toBe(307);
     expect(noSlash.headers.get('location')).toBe(`${sim().api}/open/partner/ai/transcriptions/`);
+    // Seen without following the redirect (curl -s), the answer says which path to use.
+    expect(noSlash.headers.get('x-sim-warning')).toMatch(
+      /transcriptions\/ is the path \(with the trailing slash\)/,
+    );
+    expect(await noSlash.json()).toMatchObject({
+      detail: 'TRAILING_SLASH_REDIRECT',
+      location: `${sim().api}/open/partner/ai/transcriptions/`,
+    });
     // A client that follows redirects (fetch does, keeping method and body) gets the task.
     const followed = await http('POST', `${sim().api}/open/partner/ai/transcriptions`, {
       headers: keys(DEMO_US),

@@ -1525,10 +1525,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Raw bytes of the chunk. */
+        /** @description Raw bytes of the chunk, in any Content-Type: the URL is signed for the host only (`X-Amz-SignedHeaders=host`), so S3 stores the bytes whatever type the client sends (curl's default, `audio/mpeg`, none at all). */
         requestBody: {
             content: {
-                "application/octet-stream": string;
+                "*/*": string;
             };
         };
         responses: {
@@ -1555,7 +1555,7 @@ export interface operations {
                     "application/xml": components["schemas"]["S3Error"];
                 };
             };
-            /** @description `AccessDenied` ("Request has expired") or `SignatureDoesNotMatch` (tampered URL). */
+            /** @description `AccessDenied` ("Request has expired", or "Access Denied" for a URL without any signature parameter, as S3 answers an anonymous request) or `SignatureDoesNotMatch` (tampered URL). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1769,7 +1769,7 @@ export interface operations {
                     "application/xml": components["schemas"]["S3Error"];
                 };
             };
-            /** @description `AccessDenied` ("Request has expired") or `SignatureDoesNotMatch`. */
+            /** @description `AccessDenied` ("Request has expired", or "Access Denied" for a URL without any signature parameter, as S3 answers an anonymous request) or `SignatureDoesNotMatch`. */
             403: {
                 headers: {
                     [name: string]: unknown;

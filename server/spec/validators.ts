@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { bodySent } from '../core/bodySent.js';
 import type { ValidationIssue } from '../core/errors.js';
 import { createAjv, sharedAjv } from './ajv.js';
 import { toIssues } from './issues.js';
@@ -32,6 +33,29 @@ interface RequestValidators {
   path?: ValidateFunction;
   bodies: Map<string, ValidateFunction>;
   bodyRequired: boolean;
+}
+
+/**
+ * A body sent in a media type the operation does not read (curl's `-d` sends form encoding):
+ * the schema check would say "Field required" of a field that was sent. The status stays
+ * the 422 live gives, but the message names the type received and the one(s) expected.
+ */
+function unreadBodyIssue(v: RequestValidators, parts: RequestParts): ValidationIssue | undefined {
+  const sent = parts.contentType;
+  if (v.bodies.has('*/*')) return undefined;
+  if (
+    sent !== undefined
+      ? v.bodies.has(sent) || v.bodies.has(`${sent.split('/')[0]}/*`)
+      : !bodySent(parts.headers)
+  )
+    return undefined;
+  const expected = [...v.bodies.keys()];
+  const received = sent === undefined ? 'without a Content-Type header' : `as ${sent}`;
+  return {
+    loc: ['body'],
+    msg: `Body sent ${received}, which this operation does not read; send it as ${expected.join(' or ')} (Content-Type: ${expected[0]})`,
+    type: 'missing',
+  };
 }
 
 /** Where the build writes a document's compiled request validators. */
@@ -191,7 +215,9 @@ export class SpecValidators {
     // After coercion: ajv turns "1e400" into Infinity and accepts it as an integer.
     issues.push(...jsonLimitIssues(parts.params, 'path'), ...jsonLimitIssues(parts.query, 'query'));
     if (v.bodies.size > 0) {
-      if (!parts.hasBody) {
+      const unread = unreadBodyIssue(v, parts);
+      if (unread) issues.push(unread);
+      else if (!parts.hasBody) {
         if (v.bodyRequired) issues.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
       } else {
         const fn = (parts.contentType && v.bodies.get(parts.contentType)) || v.bodies.values().next().value;

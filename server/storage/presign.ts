@@ -99,8 +99,8 @@ export class Presigner {
   }
 
   /**
-   * S3's order: every signature parameter present and well-formed (400
-   * AuthorizationQueryParametersError), not expired (403 AccessDenied), signature matches
+   * S3's order: some signature parameter present (403 AccessDenied for an anonymous request),
+   * every one present and well-formed (400 AuthorizationQueryParametersError), not expired (403 AccessDenied), signature matches
    * (403 SignatureDoesNotMatch). Throws SimError; returns nothing when the URL is good.
    * `nowOf` tells the time on the clock of the app the URL names (see `signerOf`).
    */
@@ -110,6 +110,9 @@ export class Presigner {
     params: URLSearchParams,
     nowOf: (signer: string | undefined) => number,
   ): void {
+    // No signature parameter at all is an anonymous request, which S3 refuses on a private
+    // bucket with 403 AccessDenied; only a partly signed URL is a malformed signature (400).
+    if (REQUIRED.every((k) => !params.has(k))) throw SimError.forbidden('AccessDenied', 'Access Denied');
     for (const k of REQUIRED) {
       if (params.getAll(k).length !== 1) {
         throw SimError.badRequest(

@@ -59,7 +59,9 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   mp3: 'audio/mpeg',
   m4a: 'audio/mp4',
   wav: 'audio/wav',
-  opus: 'audio/opus',
+  // An .opus file is Ogg Opus, registered as audio/ogg (RFC 7845 §9); audio/opus names
+  // bare Opus packets in RTP and makes some players refuse the download.
+  opus: 'audio/ogg',
   ogg: 'audio/ogg',
   aac: 'audio/aac',
   flac: 'audio/flac',

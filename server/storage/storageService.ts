@@ -86,7 +86,9 @@ export class StorageService implements StorageContext, FileSource, Lifecycle {
     if (!this.filetypes.has(filetype)) {
       throw SimError.badRequest(
         'FILE_TYPE_INVALID',
-        `filetype ${filetype} is not accepted; accepted: ${[...this.filetypes].join(', ')}`,
+        `filetype ${filetype} is not accepted; accepted: ${[...this.filetypes].join(', ')}. The live service takes ` +
+          `only mp3 and opus; to try ${filetype} here, start the simulator with --upload-filetypes ${filetype} ` +
+          '(or PARTNER_SIM_UPLOAD_FILETYPES)',
       );
     }
     const now = this.clockOf(user.client_id).now();

@@ -22,10 +22,26 @@ export async function openStore(
   warn: (message: string) => void = () => {},
 ): Promise<Store> {
   if (opts.store !== undefined) {
-    const { PgStore } = await import('./postgres/pgStore.js');
+    const { PgStore } = await import('./postgres/pgStore.js').catch((e: Error & { code?: string }) => {
+      throw missingDriver(e);
+    });
     return PgStore.open(opts.store);
   }
   return opts.inMemory ? new MemoryStore() : FileStore.open(join(opts.dataDir, 'state'), warn);
+}
+
+/**
+ * `pg` is an optional dependency (a plain install stays lighter): when it was left out
+ * (`npm install --omit=optional`), `--store postgres://…` says how to add it.
+ */
+export function missingDriver(e: Error & { code?: string }): Error {
+  if (e.code !== 'ERR_MODULE_NOT_FOUND' || !/'pg'/.test(e.message)) return e;
+  return Object.assign(
+    new Error(
+      "--store postgres://… needs the PostgreSQL driver, an optional dependency left out of this install: run 'npm install pg'",
+    ),
+    { name: 'ConfigError' },
+  );
 }
 
 /** A store that keeps the uploaded bytes too (PostgreSQL: every instance serves every blob). */

@@ -34,12 +34,13 @@ const undecodable = (why: string): AudioInfo => ({
 
 /**
  * A parser's message, fit for the app that uploaded the file: its first line, with anything
- * that looks like a file system path (the blob's place on this server) cut out.
+ * that looks like a file system path (the blob's place on this server) replaced by words the
+ * app's developer can read (a placeholder such as `[path]` read like a bug).
  */
 export const publicReason = (message: string): string =>
   message
     .split('\n')[0]!
-    .replace(/(?:[A-Za-z]:)?(?:[\\/][^\s'"\\/:,;)]+){2,}[\\/]?/g, '[path]')
+    .replace(/'?(?:[A-Za-z]:)?(?:[\\/][^\s'"\\/:,;)]+){2,}[\\/]?'?/g, 'the stored audio file')
     .slice(0, 200);
 
 /**
