@@ -5,7 +5,7 @@ import { parseArgs } from './cli/parseArgs.js';
 import { type Config, defaults, options, parseConfig } from './config.js';
 import { fromRoot } from './core/root.js';
 import type { NewApp, PartnerApp } from './domain/apps.js';
-import { startSimulator } from './simulator.js';
+import { serveSimulator } from './simulator.js';
 import { readFixture } from './spec/fixtures.js';
 import { redactUrl } from './store/postgres/url.js';
 
@@ -110,7 +110,7 @@ async function serve(argv: string[]): Promise<number> {
   // A reader that went away (`partner-sim serve | head -3`) makes writes to stdout fail with
   // EPIPE; unhandled, that error event would end the simulator. Logs are lost, serving is not.
   process.stdout.on('error', () => {});
-  const sim = await startSimulator(config);
+  const sim = await serveSimulator(config);
   // Handlers first, banner second: whoever waits for the banner may signal at once, and a
   // SIGTERM before the handler exists would kill the process without flushing state.
   const stopped = new Promise<void>((resolve) => {

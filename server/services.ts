@@ -36,19 +36,15 @@ export interface Services {
   clocks: Clocks;
   tokens: TokenService;
   devices: DeviceRegistry;
-  // [services:fields:devices]
   /** Fake S3: upload sessions, parts, completed files; also the FileSource of DownloadUrls. */
   storage: StorageService;
-  // [services:fields:storage]
   transcriptions: TranscriptionService;
   /** Transcripts attached to audio by MD5 (control API, fixture sidecars). */
   transcripts: TranscriptLibrary;
-  // [services:fields:transcriptions]
   /** Fault rules (stored), request journal and live limits (in memory): the control plane. */
   faults: FaultService;
   journal: JournalLog;
   rateLimits: RateLimiter;
-  // [services:fields:control]
   /** Every stateful service, in the order resets and seeding run. */
   lifecycle: Lifecycle[];
 }
@@ -80,7 +76,6 @@ export function createServices(deps: CoreDeps): Services {
     },
   };
   const devices = new DeviceRegistry(store, random.fork('devices'));
-  // [services:create:devices]
   const storage = new StorageService(
     store,
     openBlobStore(config, store),
@@ -90,7 +85,6 @@ export function createServices(deps: CoreDeps): Services {
     instance.secret('presign'),
     config,
   );
-  // [services:create:storage]
   const transcripts = new TranscriptLibrary(store);
   const transcriptions = new TranscriptionService(store, config, clock, random, deps.logger, {
     files: storage,
@@ -99,7 +93,6 @@ export function createServices(deps: CoreDeps): Services {
     outcomeFor: (clientId) => faults.outcomeFor(clientId),
     clockOf,
   });
-  // [services:create:transcriptions]
   const faults = new FaultService(
     store,
     clock,
@@ -112,7 +105,6 @@ export function createServices(deps: CoreDeps): Services {
     resetApp: async (clientId) => void (await journal.clear(clientId)),
   };
   const rateLimits = new RateLimiter(store, clockOf);
-  // [services:create:control]
   return {
     deps,
     apps,
@@ -125,7 +117,6 @@ export function createServices(deps: CoreDeps): Services {
     faults,
     journal,
     rateLimits,
-    // [services:return]
     lifecycle: [
       appsLifecycle,
       clocks,

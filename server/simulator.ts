@@ -101,7 +101,7 @@ export interface RunningSimulator extends Simulator {
 }
 
 /** Create and listen. Port 0 picks a free port; `url` tells which. */
-export async function startSimulator(config: Config): Promise<RunningSimulator> {
+export async function serveSimulator(config: Config): Promise<RunningSimulator> {
   const sim = await createSimulator(config);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = sim.app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));

@@ -3,7 +3,7 @@ import type { PartnerCredentials } from '../client/partnerClient.js';
 import { defaults, parseConfig } from '../config.js';
 import type { NewApp } from '../domain/apps.js';
 import { US_API } from '../http/apiPrefixes.js';
-import { startSimulator } from '../simulator.js';
+import { serveSimulator } from '../simulator.js';
 import { readFixture } from '../spec/fixtures.js';
 
 /**
@@ -73,7 +73,7 @@ export async function openTarget(target: string, env: Env, sim: SimOptions = {})
         ...(sim.chunkSize ? { chunkSize: sim.chunkSize } : {}),
       },
     );
-    const running = await startSimulator(config);
+    const running = await serveSimulator(config);
     return {
       label: 'in-process simulator',
       api: `${running.url}${US_API}`,

@@ -49,17 +49,18 @@ export function publicUrlOf(req: Request, configured: string | undefined): strin
   return configured ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 }
 
+/** An operation as mounted: the handlers that serve it, in order (body parsers, then the route). */
+export interface MountedOperation {
+  op: OperationInfo;
+  chain: RequestHandler[];
+}
+
 /**
  * Mount every operation of `spec` that has a handler: the routes come from the document, not
  * from hand-written paths, so the spec and the server cannot drift apart. Per request: hooks,
  * credentials (from the operation's `security`), validation (422 naming every bad field),
  * the thin handler, then the reply (validated against the spec in tests).
  */
-/** An operation as mounted: the handlers that serve it, in order (body parsers, then the route). */
-export interface MountedOperation {
-  op: OperationInfo;
-  chain: RequestHandler[];
-}
 
 export function mountOperations(
   router: Router,

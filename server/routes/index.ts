@@ -1,6 +1,6 @@
 import { controlHandlers } from '../admin/control.js';
 import { deviceAdminHandlers } from '../admin/devices.js';
-import { adminHandlers as foundationAdmin } from '../admin/handlers.js';
+import { foundationAdminHandlers } from '../admin/foundation.js';
 import { storageAdminHandlers } from '../admin/storage.js';
 import { transcriptionAdminHandlers } from '../admin/transcriptions.js';
 import { transcriptAdminHandlers } from '../admin/transcripts.js';
@@ -19,15 +19,13 @@ export const apiHandlers: Handlers = {
   ...deviceHandlers,
   ...transcriptionHandlers,
   ...storageHandlers,
-  // [handlers:api]
 };
 
 export const adminHandlers: Handlers = {
-  ...foundationAdmin,
+  ...foundationAdminHandlers,
   ...deviceAdminHandlers,
   ...transcriptionAdminHandlers,
   ...transcriptAdminHandlers,
   ...controlHandlers,
   ...storageAdminHandlers,
-  // [handlers:admin]
 };

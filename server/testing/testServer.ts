@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, testConfig } from '../config.js';
-import { type RunningSimulator, startSimulator } from '../simulator.js';
+import { type RunningSimulator, serveSimulator } from '../simulator.js';
 
 export interface TestServer extends RunningSimulator {
   /** Partner API base for the US region, e.g. http://127.0.0.1:PORT/developer/api */
@@ -17,7 +17,7 @@ export interface TestServer extends RunningSimulator {
  * responses validated against the spec, silent logs.
  */
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
-  const sim = await startSimulator(testConfig(overrides));
+  const sim = await serveSimulator(testConfig(overrides));
   return {
     ...sim,
     api: `${sim.url}/developer/api`,

@@ -53,8 +53,8 @@ const RESULT_SEED = 'partner-sim';
  *
  * The audio of a storage file is read once, right after submission, without holding up the
  * answer; a poll that comes before the read finished (or after a restart interrupted it)
- * waits for it. Durations are cached by MD5, made-up transcripts by task (an attached one is
- * read from the store on each poll, so attaching or detaching shows at once).
+ * waits for it. Made-up transcripts are cached by task (an attached one is read from the
+ * store on each poll, so attaching or detaching shows at once).
  *
  * Retention: a task that finished (SUCCESS, FAILURE, REVOKED) more than --result-retention
  * ago on the simulated clock is gone — 404 like an unknown id — and is deleted when found so,
