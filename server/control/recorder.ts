@@ -5,7 +5,7 @@ import { claimedClientId } from '../http/claimedClientId.js';
 import { type SimLocals, simLocals } from '../http/types.js';
 import type { Services } from '../services.js';
 import type { DeferredEntry, JournalEntry } from '../store/store.js';
-import { requestClientId } from './faultHook.js';
+import { requestOwner } from './owner.js';
 import { redactHeaders, scrub, summarizeBody } from './redact.js';
 import { TrafficSummary } from './trafficSummary.js';
 
@@ -63,7 +63,7 @@ class Recording implements DeferredEntry {
   recordOwned(o: { status: number; error?: string }): Promise<void> | undefined {
     this.recorded = true;
     const found =
-      this.surface === 'admin' ? undefined : requestClientId(this.ctx.services, this.req!, this.res!);
+      this.surface === 'admin' ? undefined : requestOwner(this.ctx.services, this.req!, this.res!);
     return found instanceof Promise ? found.then((id) => this.record(o, id)) : this.record(o, found);
   }
 

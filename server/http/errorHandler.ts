@@ -5,7 +5,7 @@ import { SimError } from '../core/errors.js';
 import type { PartnerApp } from '../domain/apps.js';
 import { adminSpec, apiSpec } from '../spec/openapi.js';
 import { claimedClientId } from './claimedClientId.js';
-import { sendEmpty, sendJson } from './send.js';
+import { sendEmpty, sendJson, sendXml } from './send.js';
 import { simLocals } from './types.js';
 
 const xmlEscape = (s: string): string =>
@@ -124,14 +124,11 @@ function answerError(config: Config, logger: Logger, appOf: AppLookup): ErrorReq
     if (sim.surface === 'storage') {
       const requestId = (++requestCounter).toString(16).toUpperCase().padStart(16, '0');
       res.set(err.headers);
-      if (err.bare || req.method === 'HEAD') {
-        res.status(err.status).end();
-        return;
-      }
-      res
-        .status(err.status)
-        .type('application/xml')
-        .send(s3ErrorXml(err.code, err.message, err.resource ?? req.path, requestId));
+      const bodiless = err.bare || req.method === 'HEAD';
+      const xml = bodiless
+        ? undefined
+        : s3ErrorXml(err.code, err.message, err.resource ?? req.path, requestId);
+      sendXml(res, err.status, xml, { config, spec: apiSpec() });
       return;
     }
     const spec = sim.surface === 'admin' ? adminSpec() : apiSpec();

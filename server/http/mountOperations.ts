@@ -131,8 +131,13 @@ export function mountOperations(
       sim.auth = auth;
       return hooksThen(afterAuth, op, req, res, auth, serve);
     };
+    // `--break-response` (test-only) is decided here, once per operation, not per request.
+    const [breakOp, breakField] = config.breakResponse?.split(':') ?? [];
+    const broken = breakOp === op.id && breakField ? { dropField: breakField } : undefined;
     const route: RequestHandler = (req, res) => {
-      simLocals(res).op = op;
+      const sim = simLocals(res);
+      sim.op = op;
+      if (broken) sim.effect = broken;
       return hooksThen(beforeAuth, op, req, res, {}, authed);
     };
     const parsers = op.operation.requestBody ? (opts.bodyParsers ?? []) : [];

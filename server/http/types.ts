@@ -76,6 +76,19 @@ export type Handler<O extends OpId> = (
 
 export type Handlers = { [O in OpId]?: Handler<O> };
 
+/**
+ * An answer's changes, decided before its handler runs and applied at the single send point
+ * (http/send.ts), whoever writes the answer (the handler's reply or the error handler).
+ */
+export interface AnswerEffect {
+  /** `malformed` fault: the body arrives cut in half, with this status when the rule gives one. */
+  truncate?: { status: number | undefined };
+  /** `wrong_etag` fault: the ETag header names other bytes. */
+  wrongEtag?: boolean;
+  /** `--break-response`: this field (dotted path) of a JSON body, or element of an S3 error, left out. */
+  dropField?: string;
+}
+
 /** Per-request facts the layers share, kept on res.locals.sim. */
 export interface SimLocals {
   region: Region;
@@ -89,6 +102,13 @@ export interface SimLocals {
    * answer (status, body, action), which is then deliberate and never validated.
    */
   fault?: { id: string; action?: string | undefined; shaped: boolean };
+  /**
+   * Set when an app's documented quirk switch made this answer differ from the spec on
+   * purpose (`etag_quotes: strip`): like a fault's answer, deliberate and never validated.
+   */
+  quirk?: string;
+  /** What the send point changes in the answer; decided before the handler ran. */
+  effect?: AnswerEffect;
   /** Warnings of the reply (X-Sim-Warning), for the journal entry. */
   warnings?: string[];
   /**

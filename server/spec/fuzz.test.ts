@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpload } from '../client/steps.js';
 import { uploadAll } from '../client/upload.js';
 import { ADMIN_PREFIX, STORAGE_PREFIX } from '../http/apiPrefixes.js';
-import { conformance, sendRaw } from '../testing/conformance.js';
 import { requestsFor } from '../testing/fuzzRequests.js';
 import type { FuzzContext } from '../testing/fuzzTypes.js';
 import { hostileExamples } from '../testing/hostileBodies.js';
 import { basicAuth, DEMO_US, http, userToken } from '../testing/http.js';
+import { answerProblems, sendRaw } from '../testing/rawExchange.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 import { adminSpec, apiSpec, type OperationInfo, type SpecIndex } from './openapi.js';
 
@@ -72,7 +72,7 @@ async function fuzz(spec: SpecIndex, op: OperationInfo, server: TestServer) {
   await fc.assert(
     fc.asyncProperty(requestsFor(withPrefix, op), async (req) => {
       const res = await sendRaw(server.url, req);
-      const problems = conformance(spec, op, res);
+      const problems = answerProblems(spec, op, res);
       if (problems.length) throw new Error(`${req.method} ${req.path.slice(0, 200)}\n${problems.join('\n')}`);
     }),
     {

@@ -169,6 +169,16 @@ export class StorageService implements StorageContext, FileSource, Lifecycle {
     return lookupId(this, fileId);
   }
 
+  /** The app owning an upload session (fault matching and the journal on the storage host). */
+  async ownerOfUpload(uploadId: string | undefined): Promise<string | undefined> {
+    return uploadId ? (await this.uploads.get(uploadId))?.client_id : undefined;
+  }
+
+  /** The app owning a completed file. */
+  async ownerOfFile(fileId: string | undefined): Promise<string | undefined> {
+    return fileId ? (await this.files.get(fileId))?.client_id : undefined;
+  }
+
   /** A fresh suffix for a blob name (see blobNames). */
   blobName(): string {
     return this.blobNames.hex(6);
