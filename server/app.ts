@@ -1,18 +1,16 @@
 import express, { type RequestHandler, Router } from 'express';
-import { requestRecorder } from './control/recorder.js';
-import { controlHooks, surfaceClassifier } from './control/wiring.js';
 import { SimError } from './core/errors.js';
 import { apiDocs, DOCS_PATH } from './docs/apiDocs.js';
 import { API_SERVERS, servedSpec } from './docs/servedSpec.js';
 import type { Region } from './domain/apps.js';
 import { adminGuard } from './http/adminGuard.js';
 import { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
-import { operationDispatcher } from './http/dispatch.js';
 import { errorHandler } from './http/errorHandler.js';
 import { mountOperations, publicUrlOf } from './http/mountOperations.js';
+import { operationHooks, requestFront } from './http/pipeline.js';
 import { type SimLocals, simLocals } from './http/types.js';
 import { adminHandlers, apiHandlers } from './routes/index.js';
-import { slashRedirectTarget, transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
+import { transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
 import { type CoreDeps, createServices, type Services } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 import { dashboardRouter } from './ui/dashboard.js';
@@ -45,14 +43,15 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const control = controlHooks(services);
+  // The order every request takes is listed in http/pipeline.ts.
+  const hooks = operationHooks(services);
   const storage = Router();
   mountOperations(storage, apiSpec(), apiHandlers, {
     services,
     include: (op) => op.storage,
     authenticate: false,
     validateRequests: false,
-    beforeAuth: control.storage,
+    beforeAuth: hooks.storage,
   });
   // S3 names an unknown key NoSuchKey: the storage host speaks only codes of its enum.
   const noSuchKey: RequestHandler = () => {
@@ -65,25 +64,12 @@ export function createApp(deps: AppDeps): express.Express {
     services,
     bodyParsers: [express.json({ limit: '1mb' }), express.urlencoded({ extended: false, limit: '1mb' })],
     include: (op) => !op.storage,
-    afterAuth: control.api,
+    afterAuth: hooks.api,
   });
   api.use(notFound);
 
-  // First for every request: its shared locals, the store's sync (a shared store's writes by
-  // other instances), then journal + request log. Then partner API requests that name an
-  // operation exactly skip the walk through the routers (the dispatcher, called by the
-  // recorder itself), and meet the fault and rate-limit hooks.
-  app.use(
-    requestRecorder(
-      services,
-      surfaceClassifier(
-        API_PREFIXES.map(([p]) => p),
-        STORAGE_PREFIX,
-        ADMIN_PREFIX,
-      ),
-      operationDispatcher(API_PREFIXES, apiOperations, (p) => slashRedirectTarget(p) !== undefined),
-    ),
-  );
+  // Steps 1-3 of every request (context, journal, dispatch): see http/pipeline.ts.
+  app.use(requestFront(services, apiOperations));
   app.use(STORAGE_PREFIX, surface('storage'), storage, noSuchKey);
   for (const [prefix, region] of API_PREFIXES) app.use(prefix, surface('api', region), api);
 

@@ -89,13 +89,16 @@ export interface AnswerEffect {
   dropField?: string;
 }
 
+/** The three surfaces: partner API, storage host, control API (`/__admin`). */
+export type Surface = 'api' | 'storage' | 'admin';
+
 /** Per-request facts the layers share, kept on res.locals.sim. */
 export interface SimLocals {
   region: Region;
   op?: OperationInfo;
   auth?: AuthInfo;
   /** Which surface answered: decides JSON or S3 XML errors. */
-  surface: 'api' | 'storage' | 'admin';
+  surface: Surface;
   startedAt: number;
   /**
    * Set when a fault rule or an X-Sim-Fault header applied; `shaped` when it decided the

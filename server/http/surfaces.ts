@@ -1,0 +1,22 @@
+import type { Surface } from './types.js';
+
+/** Which surface a URL belongs to, from the mount prefixes (undefined: none of them). */
+export function surfaceClassifier(
+  apiPrefixes: readonly string[],
+  storagePrefix: string,
+  adminPrefix: string,
+): (url: string) => Surface | undefined {
+  // Runs on every request: the `prefix/` and `prefix?` spellings are built once, not per call.
+  const spellings = (p: string) => [p, `${p}/`, `${p}?`] as const;
+  const under = (url: string, [p, slash, query]: readonly [string, string, string]) =>
+    url === p || url.startsWith(slash) || url.startsWith(query);
+  const storage = spellings(storagePrefix);
+  const admin = spellings(adminPrefix);
+  const api = apiPrefixes.map(spellings);
+  return (url) => {
+    if (under(url, storage)) return 'storage';
+    if (under(url, admin)) return 'admin';
+    for (const p of api) if (under(url, p)) return 'api';
+    return undefined;
+  };
+}
