@@ -6,7 +6,7 @@ import { isPostgresUrl, redactUrl } from './store/postgres/url.js';
 /**
  * Every option of `partner-sim serve`: its flag, environment variable, type, default and help.
  * The CLI parser, `--help`, the defaults and the `Config` type are all read off this one list;
- * a test holds the README's table to it.
+ * a test holds docs/configuration.md's table to it.
  */
 type Kind = 'string' | 'int' | 'bool';
 type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
