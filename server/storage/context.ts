@@ -1,7 +1,7 @@
 import type { ClockOf } from '../core/clock.js';
 import type { AppRegistry } from '../domain/apps.js';
+import type { BlobStore } from '../store/blobStore.js';
 import type { Collection } from '../store/store.js';
-import type { BlobStore } from './blobStore.js';
 import type { HashPool } from './hashPool.js';
 import type { Presigner } from './presign.js';
 import type { FileRecord, PartRecord, UploadRecord } from './records.js';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { SimError } from '../core/errors.js';
 import type { FileLookup } from '../domain/fileSource.js';
-import type { ByteRange } from './blobStore.js';
+import type { ByteRange } from '../store/blobStore.js';
 import type { StorageContext } from './context.js';
 import { isOurCredential } from './presign.js';
 import { parseRange } from './range.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BlobStore } from '../storage/blobStore.js';
+import type { BlobStore } from '../store/blobStore.js';
 import type { Store } from '../store/store.js';
 import { blobCases } from './blobStoreContract.js';
 import { sharedCases } from './storeContractShared.js';
