@@ -1,5 +1,6 @@
 import { anchorsBenchmark } from './anchors.js';
 import { faultMatchingBenchmark } from './faultMatching.js';
+import { globalFaultsBenchmark } from './globalFaults.js';
 import { type Benchmark, fmt } from './lib.js';
 import { manyInstancesBenchmark } from './manyInstances.js';
 import { pgStoreBenchmark } from './pgStore.js';
@@ -22,6 +23,7 @@ export const benchmarks: Benchmark[] = [
   storeWritesBenchmark,
   uploadMemoryBenchmark,
   faultMatchingBenchmark,
+  globalFaultsBenchmark,
   pgStoreBenchmark,
   manyInstancesBenchmark,
 ];

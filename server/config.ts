@@ -74,6 +74,9 @@ export function parseConfig(
     throw new ConfigError('--store and --in-memory exclude each other: pick where state lives');
   if (out.port > 65535) throw new ConfigError(`invalid value for --port: ${out.port} (0-65535)`);
   if (out.chunkSize < 1) throw new ConfigError('--chunk-size must be at least 1');
+  if (out.maxConnections < 1) throw new ConfigError('--max-connections must be at least 1');
+  if (out.headersTimeoutMs < 1) throw new ConfigError('--headers-timeout must be more than 0');
+  if (out.bodyTimeoutMs < 1) throw new ConfigError('--body-timeout must be more than 0');
   return out;
 }
 

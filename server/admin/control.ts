@@ -23,6 +23,7 @@ export const controlHandlers = {
       status: query.status,
       sinceMs: query.since === undefined ? undefined : Date.parse(query.since),
       clientId: query.client_id,
+      unverified: query.unverified,
       limit: query.limit,
     }),
   }),

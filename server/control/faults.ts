@@ -49,7 +49,7 @@ interface StoredFault extends Fault {
 export class FaultService {
   /** Mirrored: every request of the partner API looks for its rules. */
   private readonly rules: MirroredCollection<StoredFault>;
-  /** Where a request looks for its rules: only those of its operation and app (faultIndex.ts). */
+  /** Where a request looks for its rules: only those that could match it (faultIndex.ts). */
   private readonly index: FaultIndex<StoredFault>;
   private readonly streams = new Map<string, Random>();
   private readonly held = new Set<() => void>();
@@ -115,7 +115,7 @@ export class FaultService {
    */
   async pick(subject: FaultSubject): Promise<FaultEffect | undefined> {
     const rule = await this.take(
-      this.index.candidates(subject.operation, subject.client_id),
+      this.index.candidates(subject),
       (r) => !r.transcription_outcome && matches(r, subject),
     );
     if (!rule) return undefined;
@@ -138,7 +138,7 @@ export class FaultService {
     clientId: string,
   ): Promise<{ status: TranscriptionOutcome; message?: string } | undefined> {
     const rule = await this.take(
-      this.index.candidates('createTranscription', clientId),
+      this.index.outcomes(clientId),
       (r) =>
         r.transcription_outcome !== undefined &&
         (r.match?.client_id === undefined || r.match.client_id === clientId),

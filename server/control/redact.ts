@@ -24,7 +24,7 @@ const OPAQUE = /\b(?:rt|sk|ak)_[A-Za-z0-9_-]{16,}/g;
 /** Anything any of the three patterns above could match starts like one of these. */
 const MAYBE_SECRET = /eyJ|[?&;][^=&#\s]*=|\b(?:rt|sk|ak)_/i;
 
-const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
+export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
 
 /**
  * A query parameter name as a server reads it: `+` is a space and percent escapes decoded,
@@ -103,48 +103,4 @@ export function redactHeaders(
     else out[key] = scrub(value);
   }
   return out;
-}
-
-const MAX_STRING = 256;
-const MAX_ITEMS = 5;
-const MAX_DEPTH = 3;
-
-/** A JSON (or form) body made safe and small: secret fields redacted, long values cut. */
-function summarizeValue(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') {
-    const clean = scrub(value);
-    return clean.length > MAX_STRING ? `${clean.slice(0, MAX_STRING)}… (${value.length} chars)` : clean;
-  }
-  if (value === null || typeof value !== 'object') return value;
-  if (depth >= MAX_DEPTH) return Array.isArray(value) ? `[${value.length} items]` : '{…}';
-  if (Array.isArray(value)) {
-    const head = value.slice(0, MAX_ITEMS).map((v) => summarizeValue(v, depth + 1));
-    return value.length > MAX_ITEMS ? [...head, `… ${value.length - MAX_ITEMS} more`] : head;
-  }
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    out[k] =
-      isSecretName(k) && v !== undefined && v !== null && v !== '' ? REDACTED : summarizeValue(v, depth + 1);
-  }
-  return out;
-}
-
-/**
- * Summary of a request body: the redacted JSON/form fields when the body was parsed, else
- * its size and type (binary uploads), else nothing.
- */
-export function summarizeBody(
-  parsed: unknown,
-  headers: Record<string, string | string[] | undefined>,
-): unknown {
-  const length = Number(headers['content-length']);
-  const type = headers['content-type'];
-  if (parsed !== undefined && parsed !== null && typeof parsed === 'object' && !Buffer.isBuffer(parsed)) {
-    return summarizeValue(parsed);
-  }
-  if (Number.isFinite(length) && length > 0) {
-    return { bytes: length, ...(typeof type === 'string' ? { content_type: type } : {}) };
-  }
-  if (headers['transfer-encoding']) return { bytes: null, content_type: type ?? null };
-  return undefined;
 }

@@ -542,6 +542,12 @@ export interface components {
             error_shape: components["schemas"]["ErrorShape"];
             etag_quotes: components["schemas"]["EtagQuotes"];
             strict_params?: components["schemas"]["StrictParams"];
+            /**
+             * @description Which creation of this `client_id` the app is, new each time the app is created
+             *     (also when fixtures are loaded again by a full reset). Tokens carry it: those
+             *     minted before the app was deleted and created again answer 401.
+             */
+            readonly incarnation?: string;
         };
         ClockState: {
             /** @description The app whose clock this is; absent for the instance clock. */
@@ -804,8 +810,9 @@ export interface components {
             status: number;
             latency_ms: number;
             /**
-             * @description The app the request belongs to. Each app keeps its own `--journal-size` entries;
-             *     requests that belong to no app have their own ring.
+             * @description The app the request belongs to. Each app keeps its own `--journal-size` entries,
+             *     and as many again of requests that only claimed it (`unverified`); requests that
+             *     belong to no app (or claim one that does not exist) have their own ring.
              */
             client_id: string | null;
             /**
@@ -1968,6 +1975,13 @@ export interface operations {
                 limit?: number;
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
+                /**
+                 * @description `false`: only requests whose `client_id` is verified (or that name no app); `true`:
+                 *     only those that merely claimed one (`unverified`). Omitted: both. Unverified claims
+                 *     on an app are kept in a ring of their own, so however many there are they never
+                 *     push the app's own entries out of the journal.
+                 */
+                unverified?: boolean;
             };
             header?: never;
             path?: never;

@@ -419,7 +419,6 @@ export interface components {
              * @example TOKEN_EXPIRED
              * @example WRONG_TOKEN_KIND
              * @example CLIENT_USER_NOT_FOUND
-             * @example INVALID_API_KEY
              * @example MISSING_CREDENTIALS
              */
             detail: string;
@@ -884,7 +883,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Missing `X-Client-Id`/`X-Client-Api-Key` (`MISSING_CREDENTIALS`), unknown client id (`CLIENT_NOT_FOUND`) or wrong API key (`INVALID_API_KEY`). */
+        /** @description Missing `X-Client-Id`/`X-Client-Api-Key` (`MISSING_CREDENTIALS`); an unknown client id and a wrong API key answer alike (`CLIENT_NOT_FOUND`), so the answer never tells which client ids exist. */
         UnauthorizedApiKey: {
             headers: {
                 [name: string]: unknown;

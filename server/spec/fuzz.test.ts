@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpload } from '../client/steps.js';
 import { uploadAll } from '../client/upload.js';
+import { MAX_ENTRY_BYTES } from '../control/entryBounds.js';
 import { ADMIN_PREFIX, STORAGE_PREFIX } from '../http/apiPrefixes.js';
 import { requestsFor } from '../testing/fuzzRequests.js';
 import type { FuzzContext } from '../testing/fuzzTypes.js';
@@ -97,6 +98,14 @@ describe('fuzzing the control API (admin.openapi.yaml)', () => {
 });
 
 describe('after the fuzzing', () => {
+  it('every journal entry stays within its byte bound, whatever the requests sent', async () => {
+    const r = await http('GET', `${api.admin}/requests?limit=10000`);
+    expect(r.status).toBe(200);
+    expect(r.body.length).toBeGreaterThan(0);
+    for (const e of r.body)
+      expect(Buffer.byteLength(JSON.stringify(e)), e.id).toBeLessThanOrEqual(MAX_ENTRY_BYTES);
+  });
+
   it('both instances still answer', async () => {
     expect((await http('GET', `${api.admin}/health`)).status).toBe(200);
     expect(

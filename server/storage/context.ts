@@ -23,6 +23,10 @@ export interface StorageContext {
   readonly presigner: Presigner;
   /** Uploads being completed right now: their parts must not change underneath. */
   readonly completing: Map<string, Promise<unknown>>;
+  /** Blobs a part PUT is writing now (its record not yet written): never garbage. */
+  readonly writing: Set<string>;
+  /** While a recovery walk runs (recovery.ts): every blob in flight or begun since it began. */
+  newBlobs: Set<string> | undefined;
   readonly hashes: HashPool;
   readonly fileMd5: RunningMd5;
   /** The time on the clock of the app a presigned URL names, for `Presigner.verify`. */

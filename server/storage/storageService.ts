@@ -43,6 +43,10 @@ export class StorageService implements StorageContext, FileSource, Lifecycle {
   private readonly sweeping: PagedSweep<UploadRecord>;
   /** Uploads being completed right now: their parts must not change underneath. */
   readonly completing = new Map<string, Promise<unknown>>();
+  /** Blobs a part PUT is writing now (its record not yet written): never garbage. */
+  readonly writing = new Set<string>();
+  /** While a recovery walk runs (recovery.ts): every blob in flight or begun since it began. */
+  newBlobs: Set<string> | undefined;
   /** MD5 off the main thread: part bodies as they stream in, and running file hashes. */
   readonly hashes: HashPool = hashPool();
   readonly fileMd5: RunningMd5;
@@ -161,8 +165,8 @@ export class StorageService implements StorageContext, FileSource, Lifecycle {
     return download(this, fileId, query, rangeHeader);
   }
 
-  lookup(fileUrl: string): Promise<FileLookup | undefined> {
-    return lookupUrl(this, fileUrl);
+  lookup(fileUrl: string, ownUrl?: string): Promise<FileLookup | undefined> {
+    return lookupUrl(this, fileUrl, ownUrl);
   }
 
   byId(fileId: string): Promise<FileLookup> {

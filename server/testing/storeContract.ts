@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BlobStore } from '../store/blobStore.js';
-import type { Store } from '../store/store.js';
+import { type Store, unverifiedRing } from '../store/store.js';
 import { blobCases } from './blobStoreContract.js';
 import { sharedCases } from './storeContractShared.js';
 import { journalEntry as entry } from './storeFixtures.js';
@@ -182,6 +182,22 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       expect(await j.list({ clientId: 'b' })).toEqual([]);
       expect(await j.clear()).toBe(4);
       expect(await j.list()).toEqual([]);
+    });
+
+    it('keeps unverified claims on an app in a ring of their own, filtered on request', async () => {
+      const j = store.journal(3);
+      await j.clear();
+      await j.add(entry('taskGet', 200, 'a'), 1000, 'a');
+      await j.add(entry('taskGet', 404, null), 1500);
+      const claim = { ...entry('taskGet', 401, 'a'), unverified: true };
+      for (let i = 0; i < 5; i++) await j.add(claim, 2000 + i, unverifiedRing('a'));
+      expect((await j.list({ clientId: 'a' })).map((e) => e.status)).toEqual([401, 401, 401, 200]);
+      expect((await j.list({ clientId: 'a', unverified: false })).map((e) => e.status)).toEqual([200]);
+      expect(await j.list({ clientId: 'a', unverified: true })).toHaveLength(3);
+      // Neither the app's own entry nor the no-app ring's was pushed out.
+      expect((await j.list({ unverified: false })).map((e) => e.status)).toEqual([404, 200]);
+      expect(await j.clear('a')).toBe(4);
+      expect((await j.list()).map((e) => e.status)).toEqual([404]);
     });
 
     if (target.openPeer) sharedCases(target.openPeer, () => store);

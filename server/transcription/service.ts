@@ -97,13 +97,19 @@ export class TranscriptionService implements Lifecycle {
   async accept(
     app: PartnerApp,
     req: { file_url: string; params?: TranscriptionParams },
+    ownUrl?: string,
   ): Promise<{ task: TaskBody; warnings: string[] }> {
     const warnings = checkParams(req.params, app.strict_params === true || this.config.strictParams);
-    return { task: await this.submit(app, req), warnings };
+    return { task: await this.submit(app, req, ownUrl), warnings };
   }
 
-  async submit(app: PartnerApp, req: { file_url: string; params?: TranscriptionParams }): Promise<TaskBody> {
-    const found = await this.opts.files?.lookup(req.file_url);
+  /** `ownUrl`: the simulator's address as the submitter reached it (its storage host's too). */
+  async submit(
+    app: PartnerApp,
+    req: { file_url: string; params?: TranscriptionParams },
+    ownUrl?: string,
+  ): Promise<TaskBody> {
+    const found = await this.opts.files?.lookup(req.file_url, ownUrl);
     const source: TaskRecord['source'] =
       found === undefined
         ? { kind: 'external' }
