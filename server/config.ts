@@ -8,7 +8,7 @@ export { type Config, defaults, options };
  * file, and the commands it loads when run (transcribe, binding) have their own copy of this
  * module, hence of this class.
  */
-class ConfigError extends Error {
+export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
@@ -70,6 +70,11 @@ export function parseConfig(
     }
     out.publicUrl = out.publicUrl.replace(/\/+$/, '');
   }
+  if (out.caDir !== undefined) out.caDir = resolve(out.caDir);
+  if (out.httpsOnly && !out.https) throw new ConfigError('--https-only needs --https');
+  // Its https:// URLs reach the simulator only through its TLS listener and proxy.
+  if (out.storageHost !== undefined && !out.https)
+    throw new ConfigError('--storage-host needs --https (its URLs are https:// through the proxy)');
   if (out.store !== undefined && out.inMemory)
     throw new ConfigError('--store and --in-memory exclude each other: pick where state lives');
   if (out.port > 65535) throw new ConfigError(`invalid value for --port: ${out.port} (0-65535)`);

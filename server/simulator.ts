@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { createApp } from './app.js';
@@ -109,6 +109,11 @@ export interface RunningSimulator extends Simulator {
   server: Server;
   /** e.g. http://127.0.0.1:4010 */
   url: string;
+  /**
+   * With --https: the same port's https:// address, the local CA's certificate file (what
+   * clients trust) and the proxy address (HTTPS_PROXY), the same host and port as `url`.
+   */
+  https?: { url: string; caCertPath: string; proxy: string };
   stop(): Promise<void>;
 }
 
@@ -116,15 +121,27 @@ export interface RunningSimulator extends Simulator {
 export async function serveSimulator(config: Config): Promise<RunningSimulator> {
   const sim = await createSimulator(config);
   let warned = 0;
-  const server = guardedServer(sim.app, config, (open) => {
-    // Once a minute at most: a flood must not flood the log too.
-    if (Date.now() - warned < 60_000) return;
-    warned = Date.now();
-    sim.services.deps.logger.warn(
-      { open, max: config.maxConnections },
-      'connection cap reached, every connection busy: refusing new ones with 503 (--max-connections)',
-    );
-  });
+  const guarded = (listener: RequestListener) =>
+    guardedServer(listener, config, (open) => {
+      // Once a minute at most: a flood must not flood the log too.
+      if (Date.now() - warned < 60_000) return;
+      warned = Date.now();
+      sim.services.deps.logger.warn(
+        { open, max: config.maxConnections },
+        'connection cap reached, every connection busy: refusing new ones with 503 (--max-connections)',
+      );
+    });
+  // --https: one port for plain HTTP, TLS and the proxy (loaded only then: node-forge and all),
+  // on the same guarded server, so its caps and timeouts hold for decrypted connections too.
+  const secure = config.https
+    ? await (await import('./net/httpsListener.js')).httpsListener(
+        sim.app,
+        config,
+        sim.services.deps.logger,
+        guarded,
+      )
+    : undefined;
+  const server = secure?.server ?? guarded(sim.app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
@@ -147,11 +164,22 @@ export async function serveSimulator(config: Config): Promise<RunningSimulator> 
   if (!sim.services.deps.store.shared) sim.recovery.schedule(RECOVER_AFTER_MS);
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (secure) secure.table.port = port;
   let stopping: Promise<void> | undefined;
   return {
     ...sim,
     server,
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: `http://${authority}`,
+    ...(secure
+      ? {
+          https: {
+            url: `https://${authority}`,
+            caCertPath: secure.ca.certPath,
+            proxy: `http://${authority}`,
+          },
+        }
+      : {}),
     stop() {
       stopping ??= (async () => {
         // Hung and delayed fault responses would otherwise hold the close for 2 s.

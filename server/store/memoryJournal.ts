@@ -112,5 +112,6 @@ function matches(slot: Slot, q: JournalQuery): boolean {
   if (q.clientId !== undefined && e.client_id !== q.clientId) return false;
   if (q.unverified !== undefined && (e.unverified === true) !== q.unverified) return false;
   if (q.sinceMs !== undefined && slot.timeMs < q.sinceMs) return false;
+  if (q.beforeSeq !== undefined && slot.seq >= q.beforeSeq) return false;
   return true;
 }

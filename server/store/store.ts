@@ -65,6 +65,8 @@ export interface JournalQuery {
   /** true: only unverified claims; false: only the rest; undefined: both. */
   unverified?: boolean | undefined;
   limit?: number | undefined;
+  /** Only entries older than the one with this number (`req_<n>`): the next page of a listing. */
+  beforeSeq?: number | undefined;
 }
 
 /**

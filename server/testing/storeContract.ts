@@ -174,6 +174,14 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       expect(await j.list({ operation: 'taskGet', clientId: 'a' })).toHaveLength(1);
       expect((await j.list({ sinceMs: 2000 })).map((e) => e.status)).toEqual([404, 200, 401]);
       expect(await j.list({ limit: 1 })).toHaveLength(1);
+      // The next page of a listing: entries older than the last one shown, filters kept.
+      const seqOf = (id: string) => Number(id.slice(4));
+      const older = await j.list({ beforeSeq: seqOf(all[1]!.id) });
+      expect(older.map((e) => e.id)).toEqual(all.slice(2).map((e) => e.id));
+      expect((await j.list({ beforeSeq: seqOf(all[0]!.id), status: 200 })).map((e) => e.id)).toEqual([
+        all[1]!.id,
+        all[3]!.id,
+      ]);
       // An app's listing includes no-app entries that claimed its id.
       expect((await j.list({ clientId: 'b' })).map((e) => e.status)).toEqual([401]);
       for (let i = 0; i < 10; i++) await j.add(entry('taskGet', 200 + i, 'a'), 5000 + i, 'a');

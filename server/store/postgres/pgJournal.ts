@@ -83,6 +83,7 @@ export class PgJournal implements JournalLog {
     if (q.operation !== undefined) where.push(`j.operation = ${arg(q.operation)}`);
     if (q.status !== undefined) where.push(`j.status = ${arg(q.status)}`);
     if (q.sinceMs !== undefined) where.push(`j.time_ms >= ${arg(q.sinceMs)}`);
+    if (q.beforeSeq !== undefined) where.push(`j.seq < ${arg(q.beforeSeq)}`);
     if (q.unverified !== undefined)
       where.push(`coalesce((j.entry->>'unverified')::boolean, false) = ${arg(q.unverified)}`);
     let rings = 'SELECT DISTINCT ring FROM journal';
