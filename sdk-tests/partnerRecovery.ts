@@ -23,7 +23,7 @@ export interface Bridge {
 
 export const MAX_IDS = 5;
 
-export async function on<K extends EventName>(sdk: Bridge, name: K, cb: (d: EventPayloads[K]) => void) {
+async function on<K extends EventName>(sdk: Bridge, name: K, cb: (d: EventPayloads[K]) => void) {
   const handle = (await sdk.addListener(name, cb)) as { remove(): unknown };
   return async () => void (await handle.remove());
 }
@@ -58,7 +58,7 @@ async function first<T>(
   }
 }
 
-export async function scanFor(sdk: Bridge, sn: string, ms = 20_000): Promise<ScanDevice | undefined> {
+async function scanFor(sdk: Bridge, sn: string, ms = 20_000): Promise<ScanDevice | undefined> {
   // A device in a scanResult, or null when the scan window ends without it.
   const found = await first(
     sdk,
@@ -72,10 +72,10 @@ export async function scanFor(sdk: Bridge, sn: string, ms = 20_000): Promise<Sca
   return found ?? undefined;
 }
 
-export type Handshake = { bound: true } | { bound: false; reason: string | undefined };
+type Handshake = { bound: true } | { bound: false; reason: string | undefined };
 
 /** Waits for `bind {status: 0}` (bound) or a dropped/failed link (refused), as the templates do. */
-export async function handshake(sdk: Bridge, start: () => Promise<void>, ms = 25_000): Promise<Handshake> {
+async function handshake(sdk: Bridge, start: () => Promise<void>, ms = 25_000): Promise<Handshake> {
   let reason: string | undefined;
   const stopFail = await on(sdk, 'connectFail', (d) => {
     reason = d.reason ?? undefined;
@@ -99,7 +99,7 @@ export async function handshake(sdk: Bridge, start: () => Promise<void>, ms = 25
   }
 }
 
-export type Outcome =
+type Outcome =
   | 'unlocked'
   | 'refused'
   | 'no_history'
@@ -108,7 +108,7 @@ export type Outcome =
   | 'not_found'
   | 'recording_now'
   | 'query_failed';
-export const MESSAGES: Record<Outcome, string> = {
+const MESSAGES: Record<Outcome, string> = {
   unlocked: 'unlocked: reconnected as the current user and bound in the cloud',
   refused: 'bound to another account; that owner must unbind it first',
   no_history: 'no bind history',

@@ -1,6 +1,4 @@
 import express, { type RequestHandler, Router } from 'express';
-import { requestRecorder } from './control/recorder.js';
-import { controlHooks, surfaceClassifier } from './control/wiring.js';
 import { SimError } from './core/errors.js';
 import { deviceCors } from './device/cors.js';
 import { deviceHandlers } from './device/handlers.js';
@@ -9,12 +7,12 @@ import { API_SERVERS, servedSpec } from './docs/servedSpec.js';
 import type { Region } from './domain/apps.js';
 import { adminGuard } from './http/adminGuard.js';
 import { ADMIN_PREFIX, API_PREFIXES, DEVICE_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
-import { operationDispatcher } from './http/dispatch.js';
 import { errorHandler } from './http/errorHandler.js';
-import { mountOperations, type OperationHook, publicUrlOf } from './http/mountOperations.js';
+import { mountOperations, publicUrlOf } from './http/mountOperations.js';
+import { operationHooks, requestFront } from './http/pipeline.js';
 import { type SimLocals, simLocals } from './http/types.js';
 import { adminHandlers, apiHandlers } from './routes/index.js';
-import { slashRedirectTarget, transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
+import { transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
 import { type CoreDeps, createServices, type Services } from './services.js';
 import { adminSpec, apiSpec, deviceSpec } from './spec/openapi.js';
 import { dashboardRouter } from './ui/dashboard.js';
@@ -22,11 +20,7 @@ import { dashboardRouter } from './ui/dashboard.js';
 export interface AppDeps extends CoreDeps {
   /** Prebuilt services (the CLI builds them to seed fixtures first); built from deps if absent. */
   services?: Services;
-  /** Extra per-operation hooks (fault injection, rate limits). */
-  hooks?: { beforeAuth?: OperationHook[]; afterAuth?: OperationHook[] };
 }
-
-export { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX };
 
 /** The storage prefix in any case, followed by a path, a query or nothing. */
 const STORAGE_ANY_CASE = new RegExp(`^${STORAGE_PREFIX}(?=/|\\?|$)`, 'i');
@@ -58,7 +52,8 @@ export function createApp(deps: AppDeps): express.Express {
   // service is; set before the first `use`, which builds the app's router. Every Router
   // below says so too (a Router does not inherit the app's setting).
   app.set('case sensitive routing', true);
-  const control = controlHooks(services);
+  // The order every request takes is listed in http/pipeline.ts.
+  const hooks = operationHooks(services);
   // Strict too: a presigned URL's path is what was signed, trailing slash included.
   const storage = Router({ caseSensitive: true, strict: true });
   mountOperations(storage, apiSpec(), apiHandlers, {
@@ -66,7 +61,7 @@ export function createApp(deps: AppDeps): express.Express {
     include: (op) => op.storage,
     authenticate: false,
     validateRequests: false,
-    beforeAuth: [...control.storage, ...(deps.hooks?.beforeAuth ?? [])],
+    beforeAuth: hooks.storage,
   });
   // S3 checks a signed request's signature before it looks up the key, and the signature
   // covers the path: a signed URL whose path was changed (case, a trailing slash) is
@@ -88,26 +83,12 @@ export function createApp(deps: AppDeps): express.Express {
     services,
     bodyParsers: [express.json({ limit: '1mb' }), express.urlencoded({ extended: false, limit: '1mb' })],
     include: (op) => !op.storage,
-    beforeAuth: deps.hooks?.beforeAuth,
-    afterAuth: [...control.api, ...(deps.hooks?.afterAuth ?? [])],
+    afterAuth: hooks.api,
   });
   api.use(notFound);
 
-  // First for every request: its shared locals, the store's sync (a shared store's writes by
-  // other instances), then journal + request log. Then partner API requests that name an
-  // operation exactly skip the walk through the routers (the dispatcher, called by the
-  // recorder itself), and meet the fault and rate-limit hooks.
-  app.use(
-    requestRecorder(
-      services,
-      surfaceClassifier(
-        API_PREFIXES.map(([p]) => p),
-        STORAGE_PREFIX,
-        ADMIN_PREFIX,
-      ),
-      operationDispatcher(API_PREFIXES, apiOperations, (p) => slashRedirectTarget(p) !== undefined),
-    ),
-  );
+  // Steps 1-3 of every request (context, journal, dispatch): see http/pipeline.ts.
+  app.use(requestFront(services, apiOperations));
   app.use(STORAGE_PREFIX, surface('storage'), storage, storageMiss);
   // The storage prefix in another case (`/STORAGE/…`) is still the storage host, as a host
   // name would be, but no signed path starts so: the rule above answers it.

@@ -5,7 +5,7 @@ import { parseArgs } from './cli/parseArgs.js';
 import { type Config, defaults, options, parseConfig } from './config.js';
 import { fromRoot } from './core/root.js';
 import type { NewApp, PartnerApp } from './domain/apps.js';
-import { type RunningSimulator, startSimulator } from './simulator.js';
+import { type RunningSimulator, serveSimulator } from './simulator.js';
 import { readFixture } from './spec/fixtures.js';
 import { redactUrl } from './store/postgres/url.js';
 
@@ -29,11 +29,6 @@ const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promi
     run: async (a) => (await import('./cli/ca.js')).runCa(a),
   },
 };
-
-/** Register a subcommand (the contract runner adds itself this way). */
-export function addCommand(name: string, summary: string, run: (argv: string[]) => Promise<number>): void {
-  COMMANDS[name] = { summary, run };
-}
 
 function mainHelp(): string {
   const lines = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(10)} ${c.summary}`);
@@ -130,7 +125,7 @@ async function serve(argv: string[]): Promise<number> {
   // A reader that went away (`partner-sim serve | head -3`) makes writes to stdout fail with
   // EPIPE; unhandled, that error event would end the simulator. Logs are lost, serving is not.
   process.stdout.on('error', () => {});
-  const sim = await startSimulator(config);
+  const sim = await serveSimulator(config);
   // Handlers first, banner second: whoever waits for the banner may signal at once, and a
   // SIGTERM before the handler exists would kill the process without flushing state.
   const stopped = new Promise<void>((resolve) => {

@@ -35,8 +35,6 @@ export interface CoreDeps {
   instance: Instance;
 }
 
-export type { Lifecycle };
-
 export interface Services {
   deps: CoreDeps;
   apps: AppRegistry;
@@ -48,22 +46,17 @@ export interface Services {
   recorders: RecorderRegistry;
   phones: PhoneService;
   phoneRecordings: PhoneRecordings;
-  // [services:fields:devices]
   /** Fake S3: upload sessions, parts, completed files; also the FileSource of DownloadUrls. */
   storage: StorageService;
-  // [services:fields:storage]
   transcriptions: TranscriptionService;
   /** Transcripts attached to audio by MD5 (control API, fixture sidecars). */
   transcripts: TranscriptLibrary;
-  // [services:fields:transcriptions]
   /** Fault rules (stored), request journal and live limits (in memory): the control plane. */
   faults: FaultService;
   journal: JournalLog;
   rateLimits: RateLimiter;
-  // [services:fields:control]
   /** Webhook endpoints, events (`emit`) and deliveries on each app's clock. */
   webhooks: Webhooks;
-  // [services:fields:webhooks]
   /** Every stateful service, in the order resets and seeding run. */
   lifecycle: Lifecycle[];
 }
@@ -96,7 +89,6 @@ export function createServices(deps: CoreDeps): Services {
   };
   const devices = new DeviceRegistry(store, random.fork('devices'), new SdkKeys(instance.secret('sn-sign')));
   const recorders = new RecorderRegistry(store, random.fork('recorders'), clock);
-  // [services:create:devices]
   const storage = new StorageService(
     store,
     openBlobStore(config, store),
@@ -106,7 +98,6 @@ export function createServices(deps: CoreDeps): Services {
     instance.secret('presign'),
     config,
   );
-  // [services:create:storage]
   const transcripts = new TranscriptLibrary(store);
   const webhooks = new Webhooks(
     {
@@ -134,16 +125,22 @@ export function createServices(deps: CoreDeps): Services {
       await webhooks.resetApp(clientId);
     },
   };
-  const transcriptions: TranscriptionService = new TranscriptionService(deps, {
-    appOf: (clientId) => apps.get(clientId),
-    events: taskEvents,
-    files: storage,
-    transcriptFor: (md5) => transcripts.forMd5(md5),
-    // Fault rules decide outcomes at submission time (created below; only called per request).
-    outcomeFor: (clientId) => faults.outcomeFor(clientId),
-    clockOf,
-  });
-  // [services:create:transcriptions]
+  const transcriptions: TranscriptionService = new TranscriptionService(
+    store,
+    config,
+    clock,
+    random,
+    deps.logger,
+    {
+      appOf: (clientId) => apps.get(clientId),
+      events: taskEvents,
+      files: storage,
+      transcriptFor: (md5) => transcripts.forMd5(md5),
+      // Fault rules decide outcomes at submission time (created below; only called per request).
+      outcomeFor: (clientId) => faults.outcomeFor(clientId),
+      clockOf,
+    },
+  );
   const faults = new FaultService(
     store,
     clock,
@@ -158,7 +155,6 @@ export function createServices(deps: CoreDeps): Services {
   const rateLimits = new RateLimiter(store, clockOf);
   const phones = new PhoneService(store, random.fork('phones'), clockOf, tokens, recorders, devices);
   const phoneRecordings = new PhoneRecordings(phones, recorders);
-  // [services:create:control]
   return {
     deps,
     apps,
@@ -175,7 +171,6 @@ export function createServices(deps: CoreDeps): Services {
     journal,
     rateLimits,
     webhooks,
-    // [services:return]
     lifecycle: [
       appsLifecycle,
       clocks,
@@ -207,7 +202,7 @@ export async function resetAll(services: Services): Promise<void> {
 }
 
 /** Every fixture file of `dir` loadable? Throws the first 422 (file and field) otherwise. */
-export async function checkFixtures(services: Services, dir: string): Promise<void> {
+async function checkFixtures(services: Services, dir: string): Promise<void> {
   for (const s of services.lifecycle) await s.checkFixtures?.(dir);
 }
 

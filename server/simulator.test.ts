@@ -179,6 +179,24 @@ describe('errors', () => {
     expect(r.body.detail).toBe('RESPONSE_VALIDATION_FAILED');
     expect(r.body.message).toContain('access_token');
   });
+
+  it('--validate-responses holds storage errors to the spec too: a broken S3 error document is a loud 500', async () => {
+    const url = '/storage/files/file_missing?X-Amz-Signature=x';
+    const plain = await http('GET', `${(await start()).url}${url}`);
+    expect(plain.status).toBeGreaterThanOrEqual(400);
+    expect(plain.text).toMatch(/<Code>\w+<\/Code>/);
+    // The same error without its required <Code>: what the break alone sends, unchecked...
+    const unchecked = await start({ breakResponse: 'downloadFile:Code', validateResponses: false });
+    const cut = await http('GET', `${unchecked.url}${url}`);
+    expect(cut.status).toBe(plain.status);
+    expect(cut.text).not.toContain('<Code>');
+    // ...and what --validate-responses makes of it.
+    const checked = await start({ breakResponse: 'downloadFile:Code' });
+    const r = await http('GET', `${checked.url}${url}`);
+    expect(r.status).toBe(500);
+    expect(r.body.detail).toBe('RESPONSE_VALIDATION_FAILED');
+    expect(r.body.message).toContain('/Error/Code is required');
+  });
 });
 
 describe('background housekeeping', () => {

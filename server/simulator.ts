@@ -1,7 +1,7 @@
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
-import { type AppDeps, createApp } from './app.js';
+import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { Housekeeper } from './core/housekeeper.js';
 import { createLogger } from './core/logger.js';
@@ -21,13 +21,13 @@ const UNFINISHED_AFTER_MS = 3_600_000;
 /** Storage recovery begins this long after listening, with the file store's background load. */
 const RECOVER_AFTER_MS = 1000;
 
-export interface Simulator {
+interface Simulator {
   app: express.Express;
   services: Services;
   config: Config;
   /** Background sweeps of stale state; the running simulator starts its timer. */
   housekeeper: Housekeeper;
-  /** The clean-up of what a crash left in storage: `startSimulator` schedules it, `done()` awaits it. */
+  /** The clean-up of what a crash left in storage: `serveSimulator` schedules it, `done()` awaits it. */
   recovery: StorageRecovery;
   /** Stop housekeeping, flush and close the store (after the HTTP server stopped). */
   close(): Promise<void>;
@@ -37,10 +37,7 @@ export interface Simulator {
  * Everything but listening: open the store, boot the instance record, build the clock, the
  * seeded random source and the services, load fixtures into an empty store, build the app.
  */
-export async function createSimulator(
-  config: Config,
-  extra: Pick<AppDeps, 'hooks'> = {},
-): Promise<Simulator> {
+async function createSimulator(config: Config): Promise<Simulator> {
   const logger = createLogger(config.logLevel);
   const store = await openStore(config, (m) => logger.warn(m));
   const instance = await Instance.boot(
@@ -59,7 +56,7 @@ export async function createSimulator(
     const chunks = await services.storage.blobs.removeUnfinished?.(UNFINISHED_AFTER_MS);
     if (chunks) logger.info({ chunks }, 'removed blob chunks an interrupted instance left behind');
   }
-  // What a crash left behind in storage, looked for once listening (startSimulator): reading
+  // What a crash left behind in storage, looked for once listening (serveSimulator): reading
   // every stored record first would make start-up grow with them. Only where this process
   // alone writes: a shared store's leftovers are removed above, and its ghost sessions (cut
   // completions) already count as gone and go with the abandoned-upload sweep.
@@ -69,7 +66,7 @@ export async function createSimulator(
       logger.info(r, 'removed storage left behind by an interrupted run');
   });
   if (!instance.seeded) await seedAll(services, config.fixturesDir);
-  const app = createApp({ ...deps, ...extra, services });
+  const app = createApp({ ...deps, services });
   const housekeeper = new Housekeeper(
     clock,
     [
@@ -124,11 +121,8 @@ export interface RunningSimulator extends Simulator {
 }
 
 /** Create and listen. Port 0 picks a free port; `url` tells which. */
-export async function startSimulator(
-  config: Config,
-  extra: Pick<AppDeps, 'hooks'> = {},
-): Promise<RunningSimulator> {
-  const sim = await createSimulator(config, extra);
+export async function serveSimulator(config: Config): Promise<RunningSimulator> {
+  const sim = await createSimulator(config);
   let warned = 0;
   const guarded = (listener: RequestListener) =>
     guardedServer(listener, config, (open) => {

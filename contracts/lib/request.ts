@@ -40,7 +40,7 @@ export interface Res extends Observed {
 }
 
 /** Thrown when a response breaks the scenario or the spec; the message is safe to print. */
-export class ContractViolation extends Error {
+class ContractViolation extends Error {
   override name = 'ContractViolation';
 }
 

@@ -12,7 +12,7 @@ import { redact, redactError } from './redact.js';
  * - `arranged`: needs the control API (force a binding state, move the clock, inject a
  *   fault); never on live.
  */
-export type Need = 'control' | 'mutates';
+type Need = 'control' | 'mutates';
 
 export interface ScenarioOptions {
   needs?: Need[];
@@ -24,7 +24,7 @@ let current: Target | undefined;
 let openError: Error | undefined;
 
 /** Raised in each scenario when the target was not reachable or could not be opened. */
-export class TargetUnavailable extends Error {
+class TargetUnavailable extends Error {
   override name = 'TargetUnavailable';
 }
 
@@ -60,7 +60,7 @@ export function contractSuite(name: string, body: () => void): void {
   });
 }
 
-export function tagsFor(needs: Need[]): string[] {
+function tagsFor(needs: Need[]): string[] {
   if (needs.includes('control')) return ['arranged'];
   if (needs.includes('mutates')) return ['mutates'];
   return ['live-safe'];

@@ -1,6 +1,6 @@
 import { create } from 'xmlbuilder2';
 import { type CoverageIndex, statusLine } from './coverage.js';
-import type { ScenarioResult } from './summaryReporter.js';
+import type { ScenarioResult } from './scenarioResult.js';
 
 /**
  * JUnit XML written from the reporter's own results (vitest's JUnit reporter drops skip

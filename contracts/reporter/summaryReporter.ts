@@ -1,26 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
-import type { ResponseShape } from '../lib/record.js';
 import { redact, registerSecret } from '../lib/redact.js';
 import { type CoverageIndex, coverageIndex, renderCoverage } from './coverage.js';
 import { renderJunit } from './junit.js';
-
-export interface ScenarioResult {
-  file: string;
-  name: string;
-  tags: string[];
-  state: 'passed' | 'failed' | 'skipped' | 'pending';
-  /** Why it was skipped, or the first lines of the failure (schema violation, status mismatch). */
-  reason?: string;
-  durationMs: number;
-  /** Error name of a failure (`TargetUnavailable`, `ContractViolation`, `AssertionError`). */
-  failureType?: string;
-  /** `operationId status` pairs whose responses conformed (the coverage index). */
-  exercised?: string[];
-  /** Response shapes, recorded for a drift check (--compare). */
-  shapes?: ResponseShape[];
-}
+import type { ScenarioResult } from './scenarioResult.js';
 
 /** Why a scenario without a skip note did not run: on live, the runner's tag filter left it out. */
 function notSelected(tags: string[]): string {

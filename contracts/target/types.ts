@@ -9,7 +9,7 @@ export type Schemas = components['schemas'];
 
 export type TargetKind = 'sim' | 'url' | 'live';
 export type Region = 'us' | 'jp';
-export type DeviceType = 'notepro' | 'notepins';
+type DeviceType = 'notepro' | 'notepins';
 
 export interface AppCredentials {
   client_id: string;

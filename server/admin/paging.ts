@@ -34,7 +34,7 @@ export function decodeCursor<T>(
 }
 
 /** A cursor of the id-ordered listings: the last id shown. */
-export const afterId = (raw: string | undefined): string | undefined =>
+const afterId = (raw: string | undefined): string | undefined =>
   decodeCursor<{ after: string }>(raw, (v) => typeof v.after === 'string')?.after;
 
 /**

@@ -3,7 +3,7 @@ import type { PartnerCredentials } from '../client/partnerClient.js';
 import { defaults, parseConfig } from '../config.js';
 import type { NewApp } from '../domain/apps.js';
 import { US_API } from '../http/apiPrefixes.js';
-import { startSimulator } from '../simulator.js';
+import { serveSimulator } from '../simulator.js';
 import { readFixture } from '../spec/fixtures.js';
 
 /**
@@ -32,7 +32,7 @@ const LIVE_REQUIRED = [
   'PARTNER_API_KEY',
   'PARTNER_USER_ID',
 ] as const;
-export const DEFAULT_USER = 'cli-user-0001';
+const DEFAULT_USER = 'cli-user-0001';
 
 /** The demo app of the fixtures for a region (its credentials are public anyway). */
 async function demoApp(fixturesDir: string): Promise<PartnerCredentials> {
@@ -73,7 +73,7 @@ export async function openTarget(target: string, env: Env, sim: SimOptions = {})
         ...(sim.chunkSize ? { chunkSize: sim.chunkSize } : {}),
       },
     );
-    const running = await startSimulator(config);
+    const running = await serveSimulator(config);
     return {
       label: 'in-process simulator',
       api: `${running.url}${US_API}`,

@@ -13,8 +13,8 @@ import { type UploadOptions, uploadBytes } from './upload.js';
  */
 type Schemas = components['schemas'];
 export type PartnerToken = Schemas['PartnerToken'];
-export type UserToken = Schemas['UserToken'];
-export type BindAnswer = Schemas['BindAnswer'];
+type UserToken = Schemas['UserToken'];
+type BindAnswer = Schemas['BindAnswer'];
 
 export interface PartnerCredentials {
   client_id: string;
@@ -106,5 +106,3 @@ export class PartnerClient {
     return pollTranscription(this.api, this.options.app, id, opts);
   }
 }
-
-export { PartnerApiError };

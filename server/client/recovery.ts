@@ -12,7 +12,7 @@ import { send } from './http.js';
 export type BindingResponse = components['schemas']['BindingResponse'];
 export type DeviceType = components['schemas']['DeviceType'];
 
-export const DEFAULT_MAX_CANDIDATES = 10;
+const DEFAULT_MAX_CANDIDATES = 10;
 
 export type RecoveryPlan =
   /** Bound to an account: only its owner can release it. */

@@ -33,7 +33,7 @@ async function parsed(r: Response): Promise<RawAnswer> {
 }
 
 /** POST a JSON body with a bearer token. */
-export async function postJson(url: string, token: string, body: unknown, signal?: AbortSignal) {
+async function postJson(url: string, token: string, body: unknown, signal?: AbortSignal) {
   const r = await fetch(url, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

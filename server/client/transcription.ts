@@ -14,7 +14,7 @@ export type TranscriptionParams = {
   [K in keyof Schemas['TranscriptionParams']]?: Partial<NonNullable<Schemas['TranscriptionParams'][K]>>;
 };
 
-export interface TranscriptLine {
+interface TranscriptLine {
   start: number;
   end: number;
   text: string;

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResponseShape } from '../../contracts/lib/record.js';
-import type { ScenarioResult } from '../../contracts/reporter/summaryReporter.js';
+import type { ScenarioResult } from '../../contracts/reporter/scenarioResult.js';
 
 /** One way two targets answered the same step of a scenario differently. */
 export interface Drift {

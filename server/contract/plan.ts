@@ -11,7 +11,7 @@ import { fromRoot } from '../core/root.js';
  * build. vitest is resolved the way Node resolves this module's imports, so a hoisted install
  * (node_modules/vitest next to node_modules/partner-sim) is found too.
  */
-export function suiteFiles(): { vitestCli: string; config: string; reporter: string; loader: string } {
+function suiteFiles(): { vitestCli: string; config: string; reporter: string; loader: string } {
   const compiled = import.meta.url.endsWith('.js');
   const dir = compiled ? fromRoot('dist', 'contracts') : fromRoot('contracts');
   const ext = compiled ? 'js' : 'ts';

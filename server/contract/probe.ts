@@ -9,7 +9,7 @@ export function targetUrl(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** The low-level reason of a failed fetch: `ECONNREFUSED 127.0.0.1:9`, `ENOTFOUND host`, a TLS code. */
-export function describeFetchError(e: unknown, timeoutMs: number): string {
+function describeFetchError(e: unknown, timeoutMs: number): string {
   const err = e as Error & { cause?: Error & { code?: string } };
   if (err.name === 'TimeoutError' || err.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
   const cause = err.cause;

@@ -4,7 +4,7 @@ import { create } from 'xmlbuilder2';
 import { shapeOf } from '../../contracts/lib/record.js';
 import { coverageIndex, renderCoverage } from '../../contracts/reporter/coverage.js';
 import { renderJunit } from '../../contracts/reporter/junit.js';
-import type { ScenarioResult } from '../../contracts/reporter/summaryReporter.js';
+import type { ScenarioResult } from '../../contracts/reporter/scenarioResult.js';
 import { diffShapes, driftBetween, renderDrift } from './drift.js';
 import { probe } from './probe.js';
 

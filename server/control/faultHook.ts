@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { SimError } from '../core/errors.js';
 import type { OperationHook } from '../http/mountOperations.js';
@@ -7,6 +6,7 @@ import type { Services } from '../services.js';
 import type { OperationInfo } from '../spec/openapi.js';
 import { FAULT_HEADER, parseFaultHeader } from './faultHeader.js';
 import type { FaultEffect, FaultSubject } from './faults.js';
+import { requestOwner } from './owner.js';
 
 /** Error codes of injected statuses: the partner API's style, and S3's on the storage host. */
 const API_CODES: Record<number, string> = {
@@ -27,43 +27,12 @@ const S3_CODES: Record<number, string> = {
 const first = (v: unknown): string | undefined =>
   typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined;
 
-/**
- * The app a request belongs to: the authenticated app on the partner API; on the storage
- * host (no credentials) the owner of the upload session or file the presigned URL names.
- */
-export function requestClientId(
-  services: Services,
-  req: Request,
-  res: Response,
-): string | undefined | Promise<string | undefined> {
-  const sim = simLocals(res);
-  if (sim.auth?.app) return sim.auth.app.client_id;
-  if (!sim.op?.storage) return undefined;
-  // Answered without a promise when known: the journal asks on every request's close.
-  if (sim.storageOwner !== undefined) return sim.storageOwner ?? undefined;
-  return storageOwner(services, sim.op.id, req).then((owner) => {
-    sim.storageOwner = owner ?? null;
-    return owner;
-  });
-}
-
-async function storageOwner(services: Services, op: string, req: Request): Promise<string | undefined> {
-  const storage = services.storage;
-  if (op === 'uploadPart') {
-    const uploadId = first(req.query.uploadId);
-    return uploadId ? (await storage.uploads.get(uploadId))?.client_id : undefined;
-  }
-  // From the URL, not req.params: the journal asks after the router has let go of them.
-  const fileId = /\/files\/([^/?]+)/.exec(req.originalUrl)?.[1];
-  return fileId ? (await storage.files.get(decodeURIComponent(fileId)))?.client_id : undefined;
-}
-
 async function subjectOf(services: Services, op: string, req: Request, res: Response): Promise<FaultSubject> {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const part = first(req.query.partNumber);
   return {
     operation: op,
-    client_id: await requestClientId(services, req, res),
+    client_id: await requestOwner(services, req, res),
     sn: first(req.query.sn) ?? (typeof body.sn === 'string' ? body.sn : undefined),
     part_number: part !== undefined && /^\d+$/.test(part) ? Number(part) : undefined,
     user_id: typeof body.user_id === 'string' ? body.user_id : undefined,
@@ -74,7 +43,9 @@ async function subjectOf(services: Services, op: string, req: Request, res: Resp
 /**
  * Fault injection at the hook point of every partner operation (after authentication on the
  * API, before anything on the storage host): an `X-Sim-Fault` header, else the first stored
- * rule that applies. Returns true when the fault answered (or dropped) the request.
+ * rule that applies. Decided before the handler: a delay waits here, a reset or hang drops the
+ * request, an injected status answers it (returns true); `malformed` and `wrong_etag` become
+ * the answer's effect (`sim.effect`), applied by the send point to whatever answer follows.
  */
 export function faultHook(services: Services): OperationHook {
   const apply = async (op: OperationInfo, req: Request, res: Response, header: string | undefined) => {
@@ -98,11 +69,12 @@ export function faultHook(services: Services): OperationHook {
         res.once('close', done);
         return true;
       }
+      // Decided here, applied where the answer is written (http/send.ts), whoever writes it.
       case 'malformed':
-        truncateBody(res, effect.status);
+        sim.effect = { ...sim.effect, truncate: { status: effect.status } };
         return false;
       case 'wrong_etag':
-        corruptEtag(res);
+        sim.effect = { ...sim.effect, wrongEtag: true };
         return false;
     }
     if (effect.status === undefined) return false;
@@ -156,28 +128,4 @@ function answer(res: Response, effect: FaultEffect, storage: boolean): void {
   const message = effect.message ?? `Injected fault (${effect.id === 'header' ? FAULT_HEADER : effect.id})`;
   // The error handler renders it as every other error of this surface (JSON or S3 XML).
   throw new SimError(status, code, message, { headers });
-}
-
-/** `malformed`: the operation runs, but its JSON body arrives cut in half. */
-function truncateBody(res: Response, status: number | undefined): void {
-  const send = res.send.bind(res);
-  res.send = ((chunk?: unknown) => {
-    if (typeof chunk !== 'string' && !Buffer.isBuffer(chunk)) return send(chunk);
-    const bytes = Buffer.from(chunk);
-    if (status !== undefined) res.status(status);
-    if (!res.get('Content-Type')) res.type('application/json');
-    return send(bytes.subarray(0, Math.max(1, Math.floor(bytes.length / 2))));
-  }) as Response['send'];
-}
-
-/** `wrong_etag`: the part is stored, but the ETag header names other bytes. */
-function corruptEtag(res: Response): void {
-  const setHeader = res.setHeader.bind(res);
-  res.setHeader = ((name: string, value: number | string | readonly string[]) => {
-    if (name.toLowerCase() !== 'etag') return setHeader(name, value);
-    const md5 = createHash('md5')
-      .update(`partner-sim/wrong-etag/${String(value)}`)
-      .digest('hex');
-    return setHeader(name, `"${md5}"`);
-  }) as Response['setHeader'];
 }

@@ -11,7 +11,7 @@ export interface Bounds {
   chars: number;
 }
 
-export const ECHO_BOUNDS: Bounds = { depth: 5, entries: 20, chars: 200 };
+const ECHO_BOUNDS: Bounds = { depth: 5, entries: 20, chars: 200 };
 export const TRUNCATED = '…';
 
 export const boundedString = (s: string, chars = ECHO_BOUNDS.chars): string =>

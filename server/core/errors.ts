@@ -1,10 +1,6 @@
 import { bounded, boundedString, TRUNCATED } from './bounded.js';
 
-/**
- * The one error type of the simulator. Domain code throws it with a status and a code; the
- * HTTP layer turns it into a response in exactly one place (server/http/errorHandler.ts):
- * JSON for the partner and admin APIs, S3-style XML for the storage host.
- */
+/** One bad field of a 422, FastAPI-style: where, what, and the value sent. */
 export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;
@@ -27,6 +23,11 @@ export interface SimErrorOptions {
 const MAX_ISSUES = 50;
 const MAX_LOC = 32;
 
+/**
+ * The one error type of the simulator. Domain code throws it with a status and a code; the
+ * HTTP layer turns it into a response in exactly one place (server/http/errorHandler.ts):
+ * JSON for the partner and admin APIs, S3-style XML for the storage host.
+ */
 export class SimError extends Error {
   readonly status: number;
   readonly code: string;
@@ -97,5 +98,3 @@ export class SimError extends Error {
     return new SimError(400, code, message);
   }
 }
-
-export const isSimError = (e: unknown): e is SimError => e instanceof SimError;

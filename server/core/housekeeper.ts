@@ -19,7 +19,7 @@ export interface HousekeeperOptions {
   budget: number;
 }
 
-export const HOUSEKEEPING: HousekeeperOptions = { tickMs: 1000, everySimMs: 60_000, budget: 200 };
+const HOUSEKEEPING: HousekeeperOptions = { tickMs: 1000, everySimMs: 60_000, budget: 200 };
 
 /**
  * Housekeeping off the request path: abandoned uploads, expired refresh tokens and the like

@@ -18,5 +18,5 @@ function findRoot(): string {
   }
 }
 
-export const projectRoot = findRoot();
+const projectRoot = findRoot();
 export const fromRoot = (...parts: string[]): string => join(projectRoot, ...parts);

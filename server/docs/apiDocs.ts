@@ -56,7 +56,7 @@ function page(assets: string): string {
 }
 
 /** The CSP of the page: its own origin only, plus `publicUrl` for "Try it out" calls. */
-export function docsCsp(publicUrl: string | undefined): string {
+function docsCsp(publicUrl: string | undefined): string {
   const connect = publicUrl ? `'self' ${new URL(publicUrl).origin}` : "'self'";
   return [
     "default-src 'self'",

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../core/boundedMap.js';
 import {
   ADMIN_PREFIX,
   DEVICE_PREFIX,
@@ -54,19 +55,18 @@ export function withServers(source: string, servers: Server[], base: string): st
 // Few addresses reach one simulator (localhost, 127.0.0.1, a LAN name, --public-url), but the
 // Host header is the client's to choose: keep the most recent few, never one per caller.
 const MAX_BASES = 8;
-const served = new WeakMap<SpecIndex, Map<string, string>>();
+const served = new WeakMap<SpecIndex, BoundedMap<string, string>>();
 
 /** The document as served from `base`, computed once per base URL and kept. */
 export function servedSpec(spec: SpecIndex, base: string, servers: (base: string) => Server[]): string {
   let byBase = served.get(spec);
   if (!byBase) {
-    byBase = new Map();
+    byBase = new BoundedMap(MAX_BASES);
     served.set(spec, byBase);
   }
   let text = byBase.get(base);
   if (text === undefined) {
     text = withServers(spec.source, servers(base), base);
-    if (byBase.size >= MAX_BASES) byBase.delete(byBase.keys().next().value as string);
     byBase.set(base, text);
   }
   return text;

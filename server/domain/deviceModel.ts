@@ -15,7 +15,7 @@ type Admin = AdminTypes['schemas'];
 export type DeviceType = Api['DeviceType'];
 
 /** Only these prefixes are devices of this API (`880` notepin and `888` note exist, unsupported). */
-export const TYPE_BY_PREFIX: Readonly<Record<string, DeviceType>> = { '881': 'notepro', '882': 'notepins' };
+const TYPE_BY_PREFIX: Readonly<Record<string, DeviceType>> = { '881': 'notepro', '882': 'notepins' };
 
 /** The account a device is bound to: the `sub` of a user token and the app that minted it. */
 export type DeviceOwner = Admin['DeviceOwner'];

@@ -42,7 +42,7 @@ export interface DeviceFixture extends DeviceState {
 }
 
 /** Owner client id recorded when the control API binds a device without naming its owner. */
-export const UNKNOWN_CLIENT = 'unknown';
+const UNKNOWN_CLIENT = 'unknown';
 const CLIENT_USER = /^client_user_\S+$/;
 
 /**

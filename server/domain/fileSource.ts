@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 
 /** A completed upload as other areas (transcription) see it. */
-export interface StoredFileInfo {
+interface StoredFileInfo {
   file_id: string;
   client_id: string;
   filetype: string;

@@ -12,10 +12,10 @@ type Dev = components['schemas'];
 export type PhoneView = Dev['Phone'];
 export type ConnectionView = Dev['Connection'];
 export type EventName = Dev['Event']['name'];
-export type Platform = Dev['Platform'];
+type Platform = Dev['Platform'];
 export type RefusalReason = 'TOKEN_NOT_MARCH' | 'RECORDING_NOW' | 'BLE_CONNECT_FAILED';
 
-export interface StoredEvent {
+interface StoredEvent {
   seq: number;
   at: number;
   name: EventName;
@@ -54,7 +54,7 @@ export interface PhoneRecord {
 }
 
 /** Events a phone keeps (oldest dropped). */
-export const EVENTS_MAX = 500;
+const EVENTS_MAX = 500;
 /** Devices one scan reports at most (the strongest signals), so a shared instance stays cheap. */
 export const SCAN_MAX = 100;
 
@@ -120,7 +120,7 @@ export function connectionView(c: ConnectionRecord, now: number): ConnectionView
 }
 
 /** Connected as the bridge's isConnected() says: a paired handshake that has settled. */
-export const isConnected = (p: PhoneRecord, now: number): boolean =>
+const isConnected = (p: PhoneRecord, now: number): boolean =>
   p.connection?.outcome === 'paired' && now >= p.connection.settles_at;
 
 export function phoneView(p: PhoneRecord, now: number): PhoneView {

@@ -331,7 +331,7 @@ export class PhoneService implements Lifecycle {
   }
 }
 
-export const phoneNotFound = (id: string): SimError =>
+const phoneNotFound = (id: string): SimError =>
   SimError.notFound('PHONE_NOT_FOUND', `No phone ${id}; create one with POST /phones.`);
 
 const unknownDevice = (what: string, moved: boolean): SimError =>

@@ -21,7 +21,7 @@ const PCM_RATE = 16000;
 const CHUNK = 256 * 1024;
 
 /** `frames` frames of silent mp3 (tests use it for audio of a length of their own). */
-export function silentMp3(frames: number): Buffer {
+function silentMp3(frames: number): Buffer {
   return Buffer.concat(Array.from({ length: frames }, () => MP3_FRAME));
 }
 
@@ -31,7 +31,7 @@ const pcmSamples = (durationS: number): number => Math.round(durationS * PCM_RAT
 /** Bytes of a generated recording's default (mp3) export: its `size` in file lists. */
 export const generatedSize = (durationS: number): number => mp3Frames(durationS) * MP3_FRAME.length;
 
-export function wavHeader(dataBytes: number): Buffer {
+function wavHeader(dataBytes: number): Buffer {
   const h = Buffer.alloc(44);
   h.write('RIFF', 0, 'ascii');
   h.writeUInt32LE(36 + dataBytes, 4);
@@ -75,7 +75,7 @@ const TYPES: Record<string, string> = {
 };
 
 /** The PCM samples of a 16-bit PCM wav (`data` chunk), or undefined when it is not one. */
-export function wavSamples(b: Buffer): Buffer | undefined {
+function wavSamples(b: Buffer): Buffer | undefined {
   if (b.length < 12 || b.toString('ascii', 0, 4) !== 'RIFF' || b.toString('ascii', 8, 12) !== 'WAVE') return;
   let pcm16 = false;
   for (let at = 12; at + 8 <= b.length; ) {
@@ -90,7 +90,7 @@ export function wavSamples(b: Buffer): Buffer | undefined {
 }
 
 /** Formats `rec` can be exported as. */
-export function formatsOf(rec: RecordingRecord, stored?: Buffer): ExportFormat[] {
+function formatsOf(rec: RecordingRecord, stored?: Buffer): ExportFormat[] {
   if (rec.source === 'generated') return ['mp3', 'wav', 'pcm'];
   if (rec.format === 'wav') return stored && wavSamples(stored) ? ['wav', 'pcm'] : ['wav'];
   return ['mp3'];

@@ -40,7 +40,7 @@ export interface RecorderRecord {
 }
 
 /** How many finished recordings a recorder keeps (oldest dropped), so a record stays small. */
-export const RECORDINGS_MAX = 200;
+const RECORDINGS_MAX = 200;
 /** Under this battery level the firmware refuses to start a recording. */
 export const BATTERY_LOW = 5;
 

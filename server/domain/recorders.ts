@@ -26,7 +26,7 @@ type NewRecording = components['schemas']['NewRecording'];
 type RecordPress = components['schemas']['RecordPress'];
 
 /** A bridge event a recorder sends to the phone connected to it (recordStart/recordStop). */
-export interface DeviceEvent {
+interface DeviceEvent {
   phone: string;
   name: 'recordStart' | 'recordStop';
   data: Record<string, unknown>;
@@ -259,7 +259,7 @@ function withRange(rec: RecorderRecord): RecorderRecord {
   return { ...rec, range: rec.in_range ? 'in' : 'out' };
 }
 
-export const notFound = (sn: string): SimError =>
+const notFound = (sn: string): SimError =>
   SimError.notFound(
     'RECORDER_NOT_FOUND',
     `No recorder ${normalizeSerial(sn)}; arrange one with POST /__admin/recorders/{sn}/arrange.`,

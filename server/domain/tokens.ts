@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BoundedMap } from '../core/boundedMap.js';
 import { type ClockOf, epochSeconds } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import { type Random, stableUuid } from '../core/random.js';
@@ -33,8 +34,6 @@ export interface TokenSettings {
 }
 
 const CACHE_LIMIT = 50_000;
-/** sub is a pure function of (client, user_id); partners mint for the same users over and over. */
-const subCache = new Map<string, string>();
 
 /**
  * Partner and user tokens. Both are HS256 JWTs; the `token_use` claim tells them apart.
@@ -43,7 +42,9 @@ const subCache = new Map<string, string>();
  * Refresh tokens are opaque, stored only as hashes, and work once.
  */
 export class TokenService {
-  private readonly cache = new Map<string, TokenClaims>();
+  private readonly cache = new BoundedMap<string, TokenClaims>(CACHE_LIMIT);
+  /** sub is a pure function of (client, user_id); partners mint for the same users over and over. */
+  private readonly subs = new BoundedMap<string, string>(CACHE_LIMIT);
   private readonly refresh: Collection<RefreshRecord>;
   private readonly sweeping: PagedSweep<RefreshRecord>;
 
@@ -61,12 +62,16 @@ export class TokenService {
 
   /** The stable account id of a partner's user: same (client, user_id), same id, forever. */
   static userSub(clientId: string, userId: string): string {
+    return `client_user_${stableUuid('partner-sim-user', clientId, userId)}`;
+  }
+
+  /** `userSub`, remembered by this service (one cache per simulator, not per process). */
+  private subOf(clientId: string, userId: string): string {
     const key = `${clientId}\u0000${userId}`;
-    let sub = subCache.get(key);
+    let sub = this.subs.get(key);
     if (!sub) {
-      sub = `client_user_${stableUuid('partner-sim-user', clientId, userId)}`;
-      if (subCache.size >= CACHE_LIMIT) subCache.delete(subCache.keys().next().value as string);
-      subCache.set(key, sub);
+      sub = TokenService.userSub(clientId, userId);
+      this.subs.set(key, sub);
     }
     return sub;
   }
@@ -128,7 +133,7 @@ export class TokenService {
 
   issueUserToken(partner: TokenClaims, userId: string, expiresIn: number | undefined) {
     const ttl = expiresIn ?? this.settings.userTtlS;
-    const sub = TokenService.userSub(partner.client_id, userId);
+    const sub = this.subOf(partner.client_id, userId);
     // The partner token was checked against the app's incarnation: the user token inherits it.
     const app = { client_id: partner.client_id, region: partner.region, incarnation: partner.app_inc };
     return {
@@ -150,7 +155,6 @@ export class TokenService {
         throw SimError.unauthorized('INVALID_TOKEN', 'Token is malformed or its signature does not verify');
       }
       claims = raw;
-      if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(token, claims);
     }
     if (claims.exp * 1000 <= this.clockOf(claims.client_id).now())

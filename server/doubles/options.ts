@@ -29,7 +29,7 @@ export interface DoubleOptions {
   onError?: (e: unknown) => void;
 }
 
-export const DEFAULT_SIMULATOR_URL = 'http://127.0.0.1:4010';
+const DEFAULT_SIMULATOR_URL = 'http://127.0.0.1:4010';
 
 export function coreOptions(o: DoubleOptions, bridge: 'react-native' | 'capacitor'): CoreOptions {
   const timing = o.timing ?? 'hardware';

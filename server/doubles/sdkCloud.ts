@@ -18,7 +18,7 @@ export function apiBaseFor(domain: string, simulatorUrl: string): string {
 }
 
 /** The Android SDK's own partner-API client defaults to the JP region (notes, step 2). */
-export const ANDROID_DEFAULT_SDK_HOST = 'platform-jp.plaud.ai';
+const ANDROID_DEFAULT_SDK_HOST = 'platform-jp.plaud.ai';
 
 /**
  * The host the SDK sends its own cloud calls to (gen-key, sn-sign). iOS follows

@@ -7,7 +7,7 @@
  */
 export type Timing = 'hardware' | 'instant';
 
-export const PHONE_MS = {
+const PHONE_MS = {
   /** Bluetooth never powered on (no initSDK): ~60 polls of 300 ms, as both bridges do. */
   poweredOnWait: 18_000,
   /** A radio link (connectState 1) before the SDK's own handshake failure. */
@@ -20,7 +20,7 @@ export const PHONE_MS = {
   /** Per progress step of an export (five steps). */
   exportStep: 200,
 } as const;
-export type WaitName = keyof typeof PHONE_MS;
+type WaitName = keyof typeof PHONE_MS;
 
 export type Wait = (name: WaitName) => Promise<void>;
 

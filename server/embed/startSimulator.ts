@@ -1,6 +1,6 @@
 import { type Config, parseConfig } from '../config.js';
 import { ADMIN_PREFIX, JP_API, STORAGE_PREFIX, US_API } from '../http/apiPrefixes.js';
-import { startSimulator as listen } from '../simulator.js';
+import { serveSimulator } from '../simulator.js';
 import { ControlClient } from './controlClient.js';
 
 export interface SimulatorOptions {
@@ -57,7 +57,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       ...(options.fixturesDir === undefined ? {} : { fixturesDir: options.fixturesDir }),
     },
   );
-  const sim = await listen(config);
+  const sim = await serveSimulator(config);
   const admin = `${sim.url}${ADMIN_PREFIX}`;
   return {
     url: sim.url,

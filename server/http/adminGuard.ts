@@ -44,7 +44,7 @@ export function hostnameOf(host: string): string | undefined {
 }
 
 /** localhost, 127.0.0.0/8 and [::1]: names and addresses only this machine answers to. */
-export function isLoopback(hostname: string): boolean {
+function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 

@@ -5,7 +5,7 @@ import { SimError } from '../core/errors.js';
 import type { PartnerApp } from '../domain/apps.js';
 import { adminSpec, apiSpec, deviceSpec } from '../spec/openapi.js';
 import { claimedClientId } from './claimedClientId.js';
-import { sendEmpty, sendJson } from './send.js';
+import { sendEmpty, sendJson, sendXml } from './send.js';
 import { simLocals } from './types.js';
 
 const xmlEscape = (s: string): string =>
@@ -61,11 +61,10 @@ function jsonBody(err: SimError, req: Request, res: Response, config: Config, ap
   return { detail: err.code, message: err.message };
 }
 
-let requestCounter = 0;
-
-/** The one place errors become HTTP: JSON on the API and admin surfaces, XML on storage. */
+/** The app a claimed client id names, if any (its error shape applies). */
 export type AppLookup = (clientId: string) => PartnerApp | undefined;
 
+/** The one place errors become HTTP: JSON on the API and admin surfaces, XML on storage. */
 export function errorHandler(config: Config, logger: Logger, appOf: AppLookup): ErrorRequestHandler {
   const answer = answerError(config, logger, appOf);
   // The last resort: if answering the error fails too (a body that cannot be serialised, a
@@ -91,7 +90,7 @@ const FALLBACK_XML = s3ErrorXml(
 );
 
 /** A 500 in the surface's own format, or a cut connection once headers went out. */
-export function lastResort(res: Response): void {
+function lastResort(res: Response): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -104,6 +103,8 @@ export function lastResort(res: Response): void {
 }
 
 function answerError(config: Config, logger: Logger, appOf: AppLookup): ErrorRequestHandler {
+  // S3's x-amz-request-id: counted per app, so simulators in one process do not share it.
+  let requestCounter = 0;
   return (raw, req, res, _next) => {
     let err: SimError;
     if (raw instanceof SimError) err = raw;
@@ -123,14 +124,11 @@ function answerError(config: Config, logger: Logger, appOf: AppLookup): ErrorReq
     if (sim.surface === 'storage') {
       const requestId = (++requestCounter).toString(16).toUpperCase().padStart(16, '0');
       res.set(err.headers);
-      if (err.bare || req.method === 'HEAD') {
-        res.status(err.status).end();
-        return;
-      }
-      res
-        .status(err.status)
-        .type('application/xml')
-        .send(s3ErrorXml(err.code, err.message, err.resource ?? req.path, requestId));
+      const bodiless = err.bare || req.method === 'HEAD';
+      const xml = bodiless
+        ? undefined
+        : s3ErrorXml(err.code, err.message, err.resource ?? req.path, requestId);
+      sendXml(res, err.status, xml, { config, spec: apiSpec() });
       return;
     }
     const spec = sim.surface === 'admin' ? adminSpec() : sim.surface === 'device' ? deviceSpec() : apiSpec();

@@ -18,7 +18,7 @@ export function allowedByPath(ops: Iterable<OperationInfo>): Map<string, string[
 }
 
 /** The 405 for a known path and a method it does not answer; S3's code on the storage host. */
-export function methodNotAllowed(method: string, allow: string[], storage: boolean): SimError {
+function methodNotAllowed(method: string, allow: string[], storage: boolean): SimError {
   const headers = { Allow: allow.join(', ') };
   if (storage)
     return new SimError(

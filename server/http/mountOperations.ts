@@ -49,17 +49,18 @@ export function publicUrlOf(req: Request, configured: string | undefined): strin
   return configured ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 }
 
+/** An operation as mounted: the handlers that serve it, in order (body parsers, then the route). */
+export interface MountedOperation {
+  op: OperationInfo;
+  chain: RequestHandler[];
+}
+
 /**
  * Mount every operation of `spec` that has a handler: the routes come from the document, not
  * from hand-written paths, so the spec and the server cannot drift apart. Per request: hooks,
  * credentials (from the operation's `security`), validation (422 naming every bad field),
  * the thin handler, then the reply (validated against the spec in tests).
  */
-/** An operation as mounted: the handlers that serve it, in order (body parsers, then the route). */
-export interface MountedOperation {
-  op: OperationInfo;
-  chain: RequestHandler[];
-}
 
 export function mountOperations(
   router: Router,
@@ -135,8 +136,13 @@ export function mountOperations(
       sim.auth = auth;
       return hooksThen(afterAuth, op, req, res, auth, serve);
     };
+    // `--break-response` (test-only) is decided here, once per operation, not per request.
+    const [breakOp, breakField] = config.breakResponse?.split(':') ?? [];
+    const broken = breakOp === op.id && breakField ? { dropField: breakField } : undefined;
     const route: RequestHandler = (req, res) => {
-      simLocals(res).op = op;
+      const sim = simLocals(res);
+      sim.op = op;
+      if (broken) sim.effect = broken;
       return hooksThen(beforeAuth, op, req, res, {}, authed);
     };
     const parsers = op.operation.requestBody ? (opts.bodyParsers ?? []) : [];
@@ -155,7 +161,7 @@ export function mountOperations(
  * client-chosen name with CR/LF or non-Latin-1 characters can never make `setHeader` throw) and
  * at most 2 KB, so every client can read it. Domain code returns plain text.
  */
-export function headerText(text: string): string {
+function headerText(text: string): string {
   const safe = text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return safe.length > 2048 ? `${safe.slice(0, 2045)}...` : safe;
 }

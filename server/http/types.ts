@@ -23,15 +23,15 @@ type MediaBody<T> = T extends { content: infer C }
       : unknown
   : undefined;
 
-export type ReqBody<O extends OpId> = AllOperations[O] extends { requestBody?: infer RB }
+type ReqBody<O extends OpId> = AllOperations[O] extends { requestBody?: infer RB }
   ? MediaBody<NonNullable<RB>>
   : undefined;
 
-export type QueryOf<O extends OpId> = AllOperations[O] extends { parameters: { query?: infer Q } }
+type QueryOf<O extends OpId> = AllOperations[O] extends { parameters: { query?: infer Q } }
   ? NonNullable<Q>
   : Record<string, never>;
 
-export type PathOf<O extends OpId> = AllOperations[O] extends { parameters: { path?: infer P } }
+type PathOf<O extends OpId> = AllOperations[O] extends { parameters: { path?: infer P } }
   ? NonNullable<P>
   : Record<string, never>;
 
@@ -39,7 +39,7 @@ type Responses<O extends OpId> = AllOperations[O]['responses'];
 type Success = 200 | 201 | 202 | 204 | 206;
 
 /** A successful answer of operation O: one of its declared 2xx statuses with that body. */
-export type Reply<O extends OpId> = {
+type Reply<O extends OpId> = {
   [S in keyof Responses<O> & Success]: {
     status: S;
     body?: MediaBody<Responses<O>[S]>;
@@ -77,19 +77,42 @@ export type Handler<O extends OpId> = (
 
 export type Handlers = { [O in OpId]?: Handler<O> };
 
+/**
+ * An answer's changes, decided before its handler runs and applied at the single send point
+ * (http/send.ts), whoever writes the answer (the handler's reply or the error handler).
+ */
+export interface AnswerEffect {
+  /** `malformed` fault: the body arrives cut in half, with this status when the rule gives one. */
+  truncate?: { status: number | undefined };
+  /** `wrong_etag` fault: the ETag header names other bytes. */
+  wrongEtag?: boolean;
+  /** `--break-response`: this field (dotted path) of a JSON body, or element of an S3 error, left out. */
+  dropField?: string;
+}
+
+/** The three surfaces: partner API, storage host, control API (`/__admin`). */
+export type Surface = 'api' | 'storage' | 'admin' | 'device';
+
 /** Per-request facts the layers share, kept on res.locals.sim. */
 export interface SimLocals {
   region: Region;
   op?: OperationInfo;
   auth?: AuthInfo;
   /** Which surface answered: decides JSON or S3 XML errors. */
-  surface: 'api' | 'storage' | 'admin' | 'device';
+  surface: Surface;
   startedAt: number;
   /**
    * Set when a fault rule or an X-Sim-Fault header applied; `shaped` when it decided the
    * answer (status, body, action), which is then deliberate and never validated.
    */
   fault?: { id: string; action?: string | undefined; shaped: boolean };
+  /**
+   * Set when an app's documented quirk switch made this answer differ from the spec on
+   * purpose (`etag_quotes: strip`): like a fault's answer, deliberate and never validated.
+   */
+  quirk?: string;
+  /** What the send point changes in the answer; decided before the handler ran. */
+  effect?: AnswerEffect;
   /** Warnings of the reply (X-Sim-Warning), for the journal entry. */
   warnings?: string[];
   /**

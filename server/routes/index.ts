@@ -1,6 +1,6 @@
 import { controlHandlers } from '../admin/control.js';
 import { deviceAdminHandlers } from '../admin/devices.js';
-import { adminHandlers as foundationAdmin } from '../admin/handlers.js';
+import { foundationAdminHandlers } from '../admin/foundation.js';
 import { recorderAdminHandlers } from '../admin/recorders.js';
 import { storageAdminHandlers } from '../admin/storage.js';
 import { transcriptionAdminHandlers } from '../admin/transcriptions.js';
@@ -21,11 +21,10 @@ export const apiHandlers: Handlers = {
   ...deviceHandlers,
   ...transcriptionHandlers,
   ...storageHandlers,
-  // [handlers:api]
 };
 
 export const adminHandlers: Handlers = {
-  ...foundationAdmin,
+  ...foundationAdminHandlers,
   ...deviceAdminHandlers,
   ...recorderAdminHandlers,
   ...transcriptionAdminHandlers,
@@ -33,5 +32,4 @@ export const adminHandlers: Handlers = {
   ...controlHandlers,
   ...storageAdminHandlers,
   ...webhookAdminHandlers,
-  // [handlers:admin]
 };

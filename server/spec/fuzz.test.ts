@@ -1,14 +1,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PREFIX, STORAGE_PREFIX } from '../app.js';
 import { startUpload } from '../client/steps.js';
 import { uploadAll } from '../client/upload.js';
 import { MAX_ENTRY_BYTES } from '../control/entryBounds.js';
 import { ControlClient } from '../embed/controlClient.js';
-import { conformance, sendRaw } from '../testing/conformance.js';
-import { type FuzzContext, requestsFor } from '../testing/fuzzRequests.js';
+import { ADMIN_PREFIX, STORAGE_PREFIX } from '../http/apiPrefixes.js';
+import { requestsFor } from '../testing/fuzzRequests.js';
+import type { FuzzContext } from '../testing/fuzzTypes.js';
 import { hostileExamples } from '../testing/hostileBodies.js';
 import { basicAuth, DEMO_US, http, userToken } from '../testing/http.js';
+import { answerProblems, sendRaw } from '../testing/rawExchange.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 import { transportExamples } from '../testing/transportRequests.js';
 import { adminSpec, apiSpec, deviceSpec, type OperationInfo, type SpecIndex } from './openapi.js';
@@ -102,7 +103,7 @@ async function fuzz(spec: SpecIndex, op: OperationInfo, server: TestServer) {
   await fc.assert(
     fc.asyncProperty(requestsFor(withPrefix, op), async (req) => {
       const res = await sendRaw(server.url, req);
-      const problems = conformance(spec, op, res);
+      const problems = answerProblems(spec, op, res);
       if (problems.length) throw new Error(`${req.method} ${req.path.slice(0, 200)}\n${problems.join('\n')}`);
     }),
     {
@@ -121,7 +122,7 @@ async function transport(spec: SpecIndex, op: OperationInfo, server: TestServer)
   const problems: string[] = [];
   for (const req of transportExamples(withPrefix, op)) {
     const res = await sendRaw(server.url, req);
-    const found = conformance(spec, op, res);
+    const found = answerProblems(spec, op, res);
     if (found.length)
       problems.push(`${req.method} ${req.path.slice(0, 120)} (${req.label}): ${found.join('; ')}`);
   }

@@ -8,7 +8,7 @@ import {
   operations,
   STORAGE_OPS,
   schemaCompiler,
-} from './specTestKit.js';
+} from '../testing/specDocuments.js';
 
 // What the documents must say about this service in particular (seed spec and live notes).
 

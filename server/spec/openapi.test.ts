@@ -9,7 +9,7 @@ import {
   operations,
   schemaCompiler,
   schemaExamples,
-} from './specTestKit.js';
+} from '../testing/specDocuments.js';
 
 // Structural checks of the two OpenAPI documents every other layer is derived from.
 

@@ -5,11 +5,11 @@ import { basename } from 'node:path';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { fromRoot } from '../core/root.js';
 
-export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
+type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
 const METHODS: HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 export type Doc = OpenAPIV3_1.Document;
-export type Operation = OpenAPIV3_1.OperationObject;
+type Operation = OpenAPIV3_1.OperationObject;
 export type Parameter = OpenAPIV3_1.ParameterObject;
 export type ResponseObject = OpenAPIV3_1.ResponseObject;
 export type SchemaObject = OpenAPIV3_1.SchemaObject;

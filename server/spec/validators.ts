@@ -285,7 +285,7 @@ export class SpecValidators {
   }
 }
 
-export function formatErrors(errors: ErrorObject[], prefix: string): string[] {
+function formatErrors(errors: ErrorObject[], prefix: string): string[] {
   return errors.map((e) => {
     const field =
       e.keyword === 'required'

@@ -1,19 +1,12 @@
 import { SimError } from '../core/errors.js';
 import type { TokenClaims } from '../domain/tokens.js';
 import type { components } from '../spec/api-types.js';
+import type { StorageContext } from './context.js';
+import { noSuchUpload } from './errors.js';
 import { dropUpload } from './housekeeping.js';
 import { bareEtag, type FileRecord, multipartEtag, type PartRecord, partKey } from './records.js';
-import type { StorageService } from './storageService.js';
 
 export type CompleteRequest = components['schemas']['CompleteUploadRequest'];
-
-export const noSuchUpload = (resource?: string): SimError =>
-  new SimError(
-    404,
-    'NoSuchUpload',
-    'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
-    resource ? { resource } : {},
-  );
 
 /**
  * complete-upload. Checks, in this order: the session is the caller's (else 404
@@ -26,7 +19,7 @@ export const noSuchUpload = (resource?: string): SimError =>
  * copied: the file is its parts' blobs, in order (downloads stream across them).
  */
 export async function completeUpload(
-  svc: StorageService,
+  svc: StorageContext,
   user: TokenClaims,
   req: CompleteRequest,
   publicUrl: string,
@@ -45,7 +38,7 @@ export async function completeUpload(
   }
 }
 
-async function complete(svc: StorageService, user: TokenClaims, req: CompleteRequest, publicUrl: string) {
+async function complete(svc: StorageContext, user: TokenClaims, req: CompleteRequest, publicUrl: string) {
   const s = await svc.session(req.upload_id);
   if (!s || s.file_id !== req.file_id || s.client_id !== user.client_id || s.sub !== user.sub) {
     throw noSuchUpload();

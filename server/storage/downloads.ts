@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 import { SimError } from '../core/errors.js';
 import type { FileLookup } from '../domain/fileSource.js';
-import type { ByteRange } from './blobStore.js';
+import type { ByteRange } from '../store/blobStore.js';
+import type { StorageContext } from './context.js';
 import { isOurCredential } from './presign.js';
 import { parseRange } from './range.js';
 import type { FileRecord } from './records.js';
-import type { StorageService } from './storageService.js';
 import { openParts } from './streams.js';
 
 /** What a GET/HEAD of a DownloadUrl answers: the file, the one range asked for, its bytes. */
@@ -21,8 +21,8 @@ const noSuchKey = () => SimError.notFound('NoSuchKey', 'The specified key does n
 export const filePath = (fileId: string): string => `/files/${fileId}`;
 
 /** GET/HEAD of a DownloadUrl: signature first (a HEAD may use the GET URL), then the key. */
-export async function resolveDownload(
-  svc: StorageService,
+async function resolveDownload(
+  svc: StorageContext,
   fileId: string,
   query: URLSearchParams,
 ): Promise<FileRecord> {
@@ -38,7 +38,7 @@ export async function resolveDownload(
  * that starts past the end is 416 InvalidRange, with the size in `Content-Range`.
  */
 export async function download(
-  svc: StorageService,
+  svc: StorageContext,
   fileId: string,
   query: URLSearchParams,
   rangeHeader: string | undefined,
@@ -58,7 +58,7 @@ export async function download(
 }
 
 /** A file as the FileSource hands it out; a one-part file on disk also gives its path. */
-function found(svc: StorageService, file: FileRecord): FileLookup {
+function found(svc: StorageContext, file: FileRecord): FileLookup {
   const { file_id, client_id, filetype, size, md5, etag } = file;
   // A one-part file is one blob: on disk, readers (e.g. music-metadata) may use its path.
   const path = file.parts.length === 1 ? svc.blobs.path(file.parts[0]!.blob) : undefined;
@@ -89,7 +89,7 @@ function onOwnHost(url: URL, own: string | undefined): boolean {
  * judged as a GET of it would be, signature and all: never taken for audio elsewhere.
  */
 export async function lookupUrl(
-  svc: StorageService,
+  svc: StorageContext,
   fileUrl: string,
   ownUrl?: string,
 ): Promise<FileLookup | undefined> {
@@ -120,7 +120,7 @@ export async function lookupUrl(
 }
 
 /** FileSource.byId: a file a URL already resolved to, read again later (no signature). */
-export async function lookupId(svc: StorageService, fileId: string): Promise<FileLookup> {
+export async function lookupId(svc: StorageContext, fileId: string): Promise<FileLookup> {
   const file = await svc.files.get(fileId);
   return file ? found(svc, file) : { status: 'missing', reason: noSuchKey().message };
 }

@@ -1,64 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { fromRoot } from '../core/root.js';
 
 /**
- * The worker's code. A string run with `eval`, so the same code runs from dist/ and under
- * vitest (which cannot start a worker from a .ts file). It holds hashes in progress (`jobs`)
- * and, per running-hash key, the MD5 state after each fed part (`states[key][n]` = after n
- * parts): a copy of the state before a part is where a replaced part restarts from.
- * Files are read synchronously: this thread does nothing else, and its messages stay in order.
+ * The worker's code: a file of its own (md5Worker.mjs), found from the package root, so the
+ * sources, dist/ and the bundled CLI (whose module sits elsewhere) all start the same file.
  */
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
-const { openSync, readSync, closeSync } = require('node:fs');
-const jobs = new Map();
-const states = new Map();
-const buf = Buffer.allocUnsafe(1 << 20);
-parentPort.on('message', (m) => {
-  try {
-    if (m.op === 'start') {
-      const base = m.at > 0 ? states.get(m.key)?.[m.at] : undefined;
-      if (m.at > 0 && !base) throw new Error('no running MD5 state ' + m.key + '@' + m.at);
-      jobs.set(m.job, base ? base.copy() : createHash('md5'));
-    } else if (m.op === 'data') {
-      jobs.get(m.job)?.update(new Uint8Array(m.buf, 0, m.len));
-      parentPort.postMessage({ job: m.job, ack: m.len, buf: m.buf }, [m.buf]);
-    } else if (m.op === 'file') {
-      const h = jobs.get(m.job);
-      if (!h) return;
-      const fd = openSync(m.path, 'r');
-      try {
-        for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) h.update(buf.subarray(0, n));
-      } finally {
-        closeSync(fd);
-      }
-    } else if (m.op === 'end') {
-      const h = jobs.get(m.job);
-      if (!h) throw new Error('hash job failed');
-      jobs.delete(m.job);
-      if (m.save !== undefined) {
-        let s = states.get(m.key);
-        if (!s) states.set(m.key, (s = []));
-        s.length = m.save;
-        s[m.save] = h;
-        parentPort.postMessage({ job: m.job, md5: new Uint8Array(0) });
-      } else {
-        parentPort.postMessage({ job: m.job, md5: h.digest() });
-      }
-    } else if (m.op === 'truncate') {
-      const s = states.get(m.key);
-      if (s && s.length > m.at + 1) s.length = m.at + 1;
-    } else if (m.op === 'drop') {
-      states.delete(m.key);
-    }
-  } catch (e) {
-    if (m.job === undefined) return;
-    jobs.delete(m.job);
-    parentPort.postMessage({ job: m.job, error: String(e && e.message) });
-  }
-});
-`;
+const WORKER_FILE = fromRoot('server', 'storage', 'md5Worker.mjs');
 
 /** Bytes copied into one message (fewer, larger messages cost the main thread less). */
 const BATCH = 128 * 1024;
@@ -213,8 +161,7 @@ export class HashPool {
     const existing = this.slots[i];
     if (existing) return existing;
     // A small heap: the worker holds hash states and the batch in hand, nothing more.
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
+    const worker = new Worker(WORKER_FILE, {
       resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 32 },
     });
     worker.unref();

@@ -1,13 +1,13 @@
 import type { PagedSweep } from '../store/pagedSweep.js';
+import type { StorageContext } from './context.js';
 import { type FileRecord, partKey, type UploadRecord, uploadPrefix } from './records.js';
-import type { StorageService } from './storageService.js';
 
 /**
  * The file a session became, if it did. The file record is completion's commit point: a
  * session still on record next to it is one a crash left behind between the two writes, and
  * counts as gone (its blobs are the file's now).
  */
-export async function committedFile(svc: StorageService, s: UploadRecord): Promise<FileRecord | undefined> {
+export async function committedFile(svc: StorageContext, s: UploadRecord): Promise<FileRecord | undefined> {
   const file = await svc.files.get(s.file_id);
   return file?.upload_id === s.upload_id ? file : undefined;
 }
@@ -16,7 +16,7 @@ export async function committedFile(svc: StorageService, s: UploadRecord): Promi
  * Remove one session with its part records and bytes. When the session became a file, the
  * file's blobs stay and only the unused ones (parts uploaded again, parts not listed) go.
  */
-export async function dropUpload(svc: StorageService, s: UploadRecord): Promise<void> {
+export async function dropUpload(svc: StorageContext, s: UploadRecord): Promise<void> {
   const file = await committedFile(svc, s);
   await svc.uploads.delete(s.upload_id);
   svc.fileMd5.forget(s.upload_id);
@@ -37,7 +37,7 @@ export async function dropUpload(svc: StorageService, s: UploadRecord): Promise<
  * (core/housekeeper.ts) calls this, never a client request.
  */
 export function sweepAbandoned(
-  svc: StorageService,
+  svc: StorageContext,
   sweep: PagedSweep<UploadRecord>,
   budget: number,
 ): Promise<number> {
@@ -49,7 +49,7 @@ export function sweepAbandoned(
 }
 
 /** A per-app reset: the app's sessions, parts and files, with their bytes. */
-export async function dropApp(svc: StorageService, clientId: string): Promise<void> {
+export async function dropApp(svc: StorageContext, clientId: string): Promise<void> {
   for (const s of await svc.uploads.findBy('client_id', clientId)) await dropUpload(svc, s);
   await svc.parts.deleteBy('client_id', clientId);
   for (const f of await svc.files.findBy('client_id', clientId)) {

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { SimError } from '../core/errors.js';
-import { noSuchUpload } from './completion.js';
+import type { StorageContext } from './context.js';
+import { noSuchUpload } from './errors.js';
 import { partKey, type UploadRecord, uploadPrefix } from './records.js';
-import type { StorageService } from './storageService.js';
 import { type Received, receive } from './streams.js';
 
 /** A part PUT as the storage host received it: what the checks and the stream need. */
@@ -20,7 +20,7 @@ export interface PartUpload {
 /** S3's limit on part numbers, and so on the parts of a session. */
 export const MAX_PARTS = 10_000;
 
-export const tooLarge = (max: number): SimError =>
+const tooLarge = (max: number): SimError =>
   SimError.badRequest(
     'EntityTooLarge',
     `Your proposed upload exceeds the maximum allowed size (${max} bytes).`,
@@ -42,7 +42,7 @@ function parseContentMd5(header: string | undefined): Buffer | undefined {
  * fresh blob while hashed, and only a complete, verified part replaces the previous one — so
  * a request that dies half-way (or a crash) never touches bytes a part record points at.
  */
-export async function putPart(svc: StorageService, p: PartUpload): Promise<{ etag: string }> {
+export async function putPart(svc: StorageContext, p: PartUpload): Promise<{ etag: string }> {
   const path = `/uploads/${p.fileId}`;
   // The URL expires on the clock of the app it was signed for (its credential names it).
   svc.presigner.verify('PUT', path, p.query, svc.urlNow);
@@ -73,7 +73,7 @@ export async function putPart(svc: StorageService, p: PartUpload): Promise<{ eta
 
 /** Stream the body to `blob`, check it, and make it the part (replacing any earlier blob). */
 async function store(
-  svc: StorageService,
+  svc: StorageContext,
   s: UploadRecord,
   part: number,
   blob: string,

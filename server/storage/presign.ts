@@ -10,7 +10,7 @@ import { SimError } from '../core/errors.js';
  * S3 does): the same URL keeps working behind a proxy, a port forward or a container name.
  */
 const ALGORITHM = 'AWS4-HMAC-SHA256';
-export const ACCESS_KEY = 'SIMACCESSKEY';
+const ACCESS_KEY = 'SIMACCESSKEY';
 
 /**
  * The access key of a URL signed for one app: `SIMACCESSKEY-<client_id>`. It sits in the signed
@@ -20,7 +20,7 @@ export const ACCESS_KEY = 'SIMACCESSKEY';
 export const accessKeyOf = (clientId: string): string => `${ACCESS_KEY}-${clientId}`;
 
 /** The app a presigned URL was signed for (undefined: signed for no app, or not by us). */
-export function signerOf(params: URLSearchParams): string | undefined {
+function signerOf(params: URLSearchParams): string | undefined {
   const key = (params.get('X-Amz-Credential') ?? '').split('/')[0] ?? '';
   return key.startsWith(`${ACCESS_KEY}-`) ? key.slice(ACCESS_KEY.length + 1) || undefined : undefined;
 }

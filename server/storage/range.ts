@@ -1,4 +1,4 @@
-import type { ByteRange } from './blobStore.js';
+import type { ByteRange } from '../store/blobStore.js';
 
 /**
  * A `Range` header as S3 reads it: one `bytes=a-b`, `bytes=a-` or `bytes=-n` range, the end

@@ -55,7 +55,7 @@ export const uploadPrefix = (uploadId: string): string => `uploads/${uploadId}`;
 export const LIVE_FILETYPES: readonly string[] = ['mp3', 'opus'];
 
 /** The content type each known `filetype` is served as (others: application/octet-stream). */
-export const CONTENT_TYPES: Readonly<Record<string, string>> = {
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
   mp3: 'audio/mpeg',
   m4a: 'audio/mp4',
   wav: 'audio/wav',

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BlobStore, DiskBlobStore, MemoryBlobStore } from './blobStore.js';
+import { type BlobStore, DiskBlobStore, MemoryBlobStore } from '../store/blobStore.js';
 import { HashPool } from './hashPool.js';
 import { RunningMd5 } from './runningMd5.js';
 

@@ -1,4 +1,4 @@
-import type { BlobStore } from './blobStore.js';
+import type { BlobStore } from '../store/blobStore.js';
 import type { HashJob, HashPool, JobBase } from './hashPool.js';
 
 interface Running {

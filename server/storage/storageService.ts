@@ -5,10 +5,11 @@ import type { Random } from '../core/random.js';
 import type { AppRegistry } from '../domain/apps.js';
 import type { FileLookup, FileSource } from '../domain/fileSource.js';
 import type { TokenClaims } from '../domain/tokens.js';
+import type { BlobStore } from '../store/blobStore.js';
 import { PagedSweep } from '../store/pagedSweep.js';
 import type { Collection, Store } from '../store/store.js';
-import type { BlobStore } from './blobStore.js';
 import { type CompleteRequest, completeUpload } from './completion.js';
+import type { StorageContext } from './context.js';
 import { type Download, download, filePath, lookupId, lookupUrl } from './downloads.js';
 import { type HashPool, hashPool } from './hashPool.js';
 import { committedFile, dropApp, sweepAbandoned } from './housekeeping.js';
@@ -40,7 +41,7 @@ const s3RegionOf = (host: string | undefined): string | undefined =>
  * housekeeping the background timer runs (housekeeping.ts). Bytes live in the BlobStore; sessions, parts and
  * files are small records in the Store, each with its app's client_id.
  */
-export class StorageService implements FileSource, Lifecycle {
+export class StorageService implements StorageContext, FileSource, Lifecycle {
   readonly uploads: Collection<UploadRecord>;
   readonly parts: Collection<PartRecord>;
   readonly files: Collection<FileRecord>;
@@ -185,6 +186,16 @@ export class StorageService implements FileSource, Lifecycle {
 
   byId(fileId: string): Promise<FileLookup> {
     return lookupId(this, fileId);
+  }
+
+  /** The app owning an upload session (fault matching and the journal on the storage host). */
+  async ownerOfUpload(uploadId: string | undefined): Promise<string | undefined> {
+    return uploadId ? (await this.uploads.get(uploadId))?.client_id : undefined;
+  }
+
+  /** The app owning a completed file. */
+  async ownerOfFile(fileId: string | undefined): Promise<string | undefined> {
+    return fileId ? (await this.files.get(fileId))?.client_id : undefined;
   }
 
   /** A fresh suffix for a blob name (see blobNames). */

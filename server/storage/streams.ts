@@ -1,6 +1,6 @@
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { BlobStore, ByteRange } from './blobStore.js';
+import type { BlobStore, ByteRange } from '../store/blobStore.js';
 import type { HashPool } from './hashPool.js';
 
 export interface Received {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type BlobStore, DiskBlobStore, MemoryBlobStore } from '../storage/blobStore.js';
+import { type BlobStore, DiskBlobStore, MemoryBlobStore } from './blobStore.js';
 import { FileStore } from './fileStore.js';
 import { MemoryStore } from './memoryStore.js';
 import type { Store } from './store.js';

@@ -77,11 +77,6 @@ export interface JournalQuery {
 export const unverifiedRing = (clientId: string): string => `unverified/${clientId}`;
 
 /**
- * Where the request journal lives: the last `capacity` entries of each app ("ring"), plus a
- * ring for requests that belong to no app (`ring` undefined). Ids (`req_…`) are given by the
- * log, so they are unique across every instance sharing it.
- */
-/**
  * An entry recorded cheaply: the facts the filters need, and how to build (and redact) the
  * rest. Building costs more than serving a simple request and most entries are never read,
  * so a log that keeps entries in memory builds one only when it is listed; a shared log

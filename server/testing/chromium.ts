@@ -10,7 +10,7 @@ import { it } from 'vitest';
  * tests: the dashboard's and the Capacitor double's. Headless, sandbox off (root in CI),
  * nothing phoning home, a throw-away profile.
  */
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 export const haveChromium = existsSync(CHROMIUM);
 const ARGS = [
   '--no-sandbox',

@@ -17,7 +17,7 @@ export interface RecoveryWorld {
 
 type Ev = { seq: number; name: string; data: Record<string, unknown> };
 
-export class PhoneClient {
+class PhoneClient {
   cursor = 0;
   constructor(
     readonly w: RecoveryWorld,

@@ -1,35 +1,11 @@
 import fc from 'fast-check';
 import type { OperationInfo, Parameter, SchemaObject, SpecIndex } from '../spec/openapi.js';
+import type { FuzzContext, FuzzRequest } from './fuzzTypes.js';
 import { hugeJsonBodies } from './hostileBodies.js';
 
-/**
- * Request generators for the property-based fuzz test (server/spec/fuzz.test.ts), derived from
- * an operation of either document: its parameters, request body and security decide what is
- * generated, so a new operation or field is fuzzed without touching the test.
- */
-export interface FuzzRequest {
-  method: string;
-  /** Path and query as sent on the wire, possibly with malformed percent-encoding. */
-  path: string;
-  headers: Record<string, string>;
-  body?: string | Uint8Array;
-  /** The whole request as bytes, sent as is (headers the client library would refuse). */
-  raw?: string;
-  /** What makes it hostile, for reports. */
-  label?: string;
-}
-
-export interface FuzzContext {
-  spec: SpecIndex;
-  /** Mount prefix of the operation's surface, e.g. `/developer/api`, `/storage`, `/__admin`. */
-  prefix: string;
-  /** Authorization header values that pass (valid Basic, bearer tokens, the admin token). */
-  authorizations: string[];
-  /** Valid `X-Client-Id`/`X-Client-Api-Key` pairs. */
-  apiKeys: { id: string; key: string }[];
-  /** Valid path-and-query strings per operation id (e.g. live presigned URLs). */
-  known?: Record<string, string[]>;
-}
+// Request generators for the property-based fuzz test (server/spec/fuzz.test.ts), derived from
+// an operation of either document: its parameters, request body and security decide what is
+// generated, so a new operation or field is fuzzed without touching the test.
 
 // Values JSON text can carry but a JS number cannot: written into the body text verbatim.
 const RAW = (text: string) => `@@${text}@@`;

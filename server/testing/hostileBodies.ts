@@ -1,5 +1,5 @@
 import type { OperationInfo, SchemaObject } from '../spec/openapi.js';
-import type { FuzzContext, FuzzRequest } from './fuzzRequests.js';
+import type { FuzzContext, FuzzRequest } from './fuzzTypes.js';
 
 let hugeBodies: string[] | undefined;
 let manyKeys: string | undefined;

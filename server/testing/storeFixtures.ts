@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { BlobStore } from '../storage/blobStore.js';
+import type { BlobStore } from '../store/blobStore.js';
 import type { JournalEntry } from '../store/store.js';
 
 /** Small builders the store conformance suite and the backend tests share. */

@@ -1,9 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AppDeps } from '../app.js';
 import { type Config, testConfig } from '../config.js';
-import { type RunningSimulator, startSimulator } from '../simulator.js';
+import { type RunningSimulator, serveSimulator } from '../simulator.js';
 
 export interface TestServer extends RunningSimulator {
   /** Partner API base for the US region, e.g. http://127.0.0.1:PORT/developer/api */
@@ -17,11 +16,8 @@ export interface TestServer extends RunningSimulator {
  * A fresh simulator on port 0 for one test file: in memory unless a data dir is given,
  * responses validated against the spec, silent logs.
  */
-export async function startTestServer(
-  overrides: Partial<Config> = {},
-  extra: Pick<AppDeps, 'hooks'> = {},
-): Promise<TestServer> {
-  const sim = await startSimulator(testConfig(overrides), extra);
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const sim = await serveSimulator(testConfig(overrides));
   return {
     ...sim,
     api: `${sim.url}/developer/api`,

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import type { OperationInfo } from '../spec/openapi.js';
-import type { FuzzContext, FuzzRequest } from './fuzzRequests.js';
+import type { FuzzContext, FuzzRequest } from './fuzzTypes.js';
 
 /**
  * Requests broken below the operation's own rules, sent to every operation of both documents

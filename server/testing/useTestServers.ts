@@ -1,5 +1,4 @@
 import { afterEach } from 'vitest';
-import type { AppDeps } from '../app.js';
 import type { Config } from '../config.js';
 import { startTestServer, type TestServer, tempDataDir } from './testServer.js';
 
@@ -16,8 +15,8 @@ export function useTestServers() {
     while (cleanups.length) await cleanups.pop()!();
   });
   return {
-    async start(overrides: Partial<Config> = {}, extra: Pick<AppDeps, 'hooks'> = {}): Promise<TestServer> {
-      const s = await startTestServer(overrides, extra);
+    async start(overrides: Partial<Config> = {}): Promise<TestServer> {
+      const s = await startTestServer(overrides);
       running.push(s);
       return s;
     },

@@ -9,7 +9,7 @@ import { createCa, type KeyPair } from './certificates.js';
  * app reads this folder; the TLS listener only signs leaves with the key in memory.
  */
 export const CA_CERT_FILE = 'partner-sim-ca.pem';
-export const CA_KEY_FILE = 'partner-sim-ca.key';
+const CA_KEY_FILE = 'partner-sim-ca.key';
 
 export interface LocalCa extends KeyPair {
   /** Folder holding both files. */

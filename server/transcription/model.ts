@@ -27,7 +27,7 @@ export interface Params {
   return_embedding: boolean;
 }
 
-export const DEFAULT_MODEL = 'svc-fast-whisper';
+const DEFAULT_MODEL = 'svc-fast-whisper';
 
 export function normalizeParams(p: TranscriptionParams | undefined): Params {
   return {

@@ -49,7 +49,7 @@ function frameAt(b: Buffer, i: number): Frame | undefined {
 }
 
 /** Size of a leading ID3v2 tag (0 when there is none). */
-export function id3Size(b: Buffer): number {
+function id3Size(b: Buffer): number {
   if (b.length < 10 || b.toString('latin1', 0, 3) !== 'ID3') return 0;
   const size = ((b[6]! & 0x7f) << 21) | ((b[7]! & 0x7f) << 14) | ((b[8]! & 0x7f) << 7) | (b[9]! & 0x7f);
   return 10 + size + (b[5]! & 0x10 ? 10 : 0);

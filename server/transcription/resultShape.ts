@@ -1,7 +1,7 @@
 import type { LiveResult, Result, ResultShape, SpecResult } from './model.js';
 
 /** One segment of a transcript with both of its speaker labels (seed and live naming). */
-export interface HeardSegment {
+interface HeardSegment {
   start: number;
   end: number;
   text: string;

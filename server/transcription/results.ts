@@ -21,7 +21,7 @@ export interface ResultInput {
 /** 256, as a third-party description of live answers gives. */
 export const EMBEDDING_DIM = 256;
 /** The generated words are English, so `auto` "detects" this. */
-export const DETECTED_LANGUAGE = 'en-US';
+const DETECTED_LANGUAGE = 'en-US';
 
 let fakerPromise: Promise<Faker> | undefined;
 /** @faker-js/faker costs ~175 ms to import: load it at the first result, not at start-up. */

@@ -71,7 +71,7 @@ async function setup(opts: TranscriptionOptions = {}, delay: number | 'auto' = 1
     logger: pino({ level: 'silent' }),
     instance: await Instance.boot(store, random.fork('boot')),
   };
-  const svc = new TranscriptionService(deps, opts);
+  const svc = new TranscriptionService(store, deps.config, clock, random, deps.logger, opts);
   return {
     svc,
     clock,

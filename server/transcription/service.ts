@@ -1,12 +1,15 @@
-import { type ClockOf, oneClock, toIso } from '../core/clock.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { BoundedMap } from '../core/boundedMap.js';
+import { type ClockOf, oneClock, type SimClock, toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
+import type { Lifecycle } from '../core/lifecycle.js';
 import type { Random } from '../core/random.js';
 import type { PartnerApp } from '../domain/apps.js';
 import type { FileSource } from '../domain/fileSource.js';
-import type { CoreDeps, Lifecycle } from '../services.js';
 import { PagedSweep } from '../store/pagedSweep.js';
 import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
-import type { Collection } from '../store/store.js';
+import type { Collection, Store } from '../store/store.js';
 import {
   type AdminTask,
   normalizeParams,
@@ -56,8 +59,8 @@ const RESULT_SEED = 'partner-sim';
  *
  * The audio of a storage file is read once, right after submission, without holding up the
  * answer; a poll that comes before the read finished (or after a restart interrupted it)
- * waits for it. Durations are cached by MD5, made-up transcripts by task (an attached one is
- * read from the store on each poll, so attaching or detaching shows at once).
+ * waits for it. Made-up transcripts are cached by task (an attached one is read from the
+ * store on each poll, so attaching or detaching shows at once).
  *
  * Retention: a task that finished (SUCCESS, FAILURE, REVOKED) more than --result-retention
  * ago on the simulated clock is gone — 404 like an unknown id — and is deleted when found so,
@@ -70,23 +73,27 @@ export class TranscriptionService implements Lifecycle {
   private readonly sweeping: PagedSweep<TaskRecord>;
   private readonly random: Random;
   private readonly audio: TaskAudio;
-  private readonly results = new Map<string, Heard>();
+  private readonly results = new BoundedMap<string, Heard>(RESULT_CACHE);
   private readonly clockOf: ClockOf;
 
   constructor(
-    private readonly deps: CoreDeps,
+    store: Store,
+    private readonly config: Config,
+    clock: SimClock,
+    random: Random,
+    private readonly logger: Logger,
     private readonly opts: TranscriptionOptions = {},
   ) {
-    this.tasks = deps.store.collection<TaskRecord>('transcriptions');
+    this.tasks = store.collection<TaskRecord>('transcriptions');
     this.audio = new TaskAudio(this.tasks, opts.files);
     this.sweeping = new PagedSweep(this.tasks);
-    this.clockOf = opts.clockOf ?? oneClock(deps.clock);
-    this.random = deps.random.fork('transcriptions');
+    this.clockOf = opts.clockOf ?? oneClock(clock);
+    this.random = random.fork('transcriptions');
   }
 
   /** The app's own switch when it has one, else --result-shape (default `both`). */
   shapeFor(app: PartnerApp): ResultShape {
-    return app.result_shape ?? this.deps.config.resultShape;
+    return app.result_shape ?? this.config.resultShape;
   }
 
   /**
@@ -98,7 +105,7 @@ export class TranscriptionService implements Lifecycle {
     req: { file_url: string; params?: TranscriptionParams },
     ownUrl?: string,
   ): Promise<{ task: TaskBody; warnings: string[] }> {
-    const warnings = checkParams(req.params, app.strict_params === true || this.deps.config.strictParams);
+    const warnings = checkParams(req.params, app.strict_params === true || this.config.strictParams);
     return { task: await this.submit(app, req, ownUrl), warnings };
   }
 
@@ -138,7 +145,7 @@ export class TranscriptionService implements Lifecycle {
       this.audio
         .withAudio(rec)
         .catch((e: Error) =>
-          this.deps.logger.warn({ err: e, transcription_id: rec.transcription_id }, 'reading audio failed'),
+          this.logger.warn({ err: e, transcription_id: rec.transcription_id }, 'reading audio failed'),
         );
     return { transcription_id: rec.transcription_id, status: 'PENDING', data: {} };
   }
@@ -210,7 +217,7 @@ export class TranscriptionService implements Lifecycle {
     if (view.status === 'REVOKED') return 'none';
     if (view.status !== 'SUCCESS' && view.status !== 'FAILURE') return undefined;
     const app = this.opts.appOf?.(rec.client_id);
-    const shape = app ? this.shapeFor(app) : this.deps.config.resultShape;
+    const shape = app ? this.shapeFor(app) : this.config.resultShape;
     const data = view.status === 'SUCCESS' ? await this.result(rec, shape) : {};
     return {
       event: view.status === 'SUCCESS' ? 'transcription.completed' : 'transcription.failed',
@@ -246,11 +253,11 @@ export class TranscriptionService implements Lifecycle {
   }
 
   private view(rec: TaskRecord): StatusView {
-    return taskView(rec, this.deps.config, this.clockOf(rec.client_id).now());
+    return taskView(rec, this.config, this.clockOf(rec.client_id).now());
   }
 
   private expired(rec: TaskRecord): boolean {
-    return taskExpired(rec, this.deps.config, this.clockOf(rec.client_id).now());
+    return taskExpired(rec, this.config, this.clockOf(rec.client_id).now());
   }
 
   /**
@@ -282,7 +289,7 @@ export class TranscriptionService implements Lifecycle {
   private async result(rec: TaskRecord, shape: ResultShape): Promise<Result> {
     const audioKey = rec.source.kind === 'storage' ? `md5:${rec.source.md5}` : `url:${rec.file_url}`;
     const input: ResultInput = {
-      seed: this.deps.config.seed ?? RESULT_SEED,
+      seed: this.config.seed ?? RESULT_SEED,
       audioKey,
       duration: taskDuration(rec),
       params: rec.params,
@@ -300,7 +307,6 @@ export class TranscriptionService implements Lifecycle {
     let heard = this.results.get(id);
     if (!heard) {
       heard = await fakeHeard(input);
-      if (this.results.size >= RESULT_CACHE) this.results.delete(this.results.keys().next().value as string);
       this.results.set(id, heard);
     }
     return heard;

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../core/boundedMap.js';
 import type { FileSource } from '../domain/fileSource.js';
 import type { Collection } from '../store/store.js';
 import { probeAudio } from './audio.js';
@@ -15,7 +16,7 @@ const AUDIO_CACHE = 1024;
  */
 export class TaskAudio {
   private readonly probes = new Map<string, Promise<TaskRecord | undefined>>();
-  private readonly audioCache = new Map<string, Promise<AudioInfo>>();
+  private readonly audioCache = new BoundedMap<string, Promise<AudioInfo>>(AUDIO_CACHE);
 
   constructor(
     private readonly tasks: Collection<TaskRecord>,
@@ -65,8 +66,6 @@ export class TaskAudio {
     if (!p) {
       // Cached at once (before the file is found), so concurrent callers share one read.
       p = this.probeFile(key, source.file_id);
-      if (this.audioCache.size >= AUDIO_CACHE)
-        this.audioCache.delete(this.audioCache.keys().next().value as string);
       this.audioCache.set(key, p);
     }
     return p;

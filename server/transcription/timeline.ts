@@ -21,8 +21,8 @@ const PHASES: ReadonlyArray<readonly [TranscriptionStatus, number]> = [
 ];
 
 /** 'auto': 3 s plus 0.2 s per second of audio, at most 60 s — a few seconds for short clips. */
-export const AUTO_BASE_MS = 3000;
-export const AUTO_PER_AUDIO_S_MS = 200;
+const AUTO_BASE_MS = 3000;
+const AUTO_PER_AUDIO_S_MS = 200;
 export const AUTO_MAX_MS = 60_000;
 
 export function totalMs(delay: number | 'auto', durationS: number): number {
@@ -37,7 +37,7 @@ export function phaseStartMs(status: TranscriptionStatus, total: number): number
   return phase ? Math.round(phase[1] * total) : total;
 }
 
-export const DEFAULT_MESSAGES: Partial<Record<TranscriptionStatus, string>> = {
+const DEFAULT_MESSAGES: Partial<Record<TranscriptionStatus, string>> = {
   FAILURE: 'Transcription failed.',
   REVOKED: 'The task was revoked.',
 };

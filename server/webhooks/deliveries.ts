@@ -30,11 +30,11 @@ export interface DeliveryDeps {
 }
 
 /** The last this many deliveries of each app are kept in the log. */
-export const LOG_PER_APP = 500;
+const LOG_PER_APP = 500;
 /** `late` without `delay_ms`: a minute on the app's clock. */
-export const LATE_DEFAULT_MS = 60_000;
+const LATE_DEFAULT_MS = 60_000;
 /** `out_of_order`: sent after the endpoint's next event, or this long after anyway. */
-export const HOLD_MAX_MS = 300_000;
+const HOLD_MAX_MS = 300_000;
 
 const notFound = (id: string) => SimError.notFound('DELIVERY_NOT_FOUND', `No webhook delivery ${id}.`);
 

@@ -24,7 +24,7 @@ export interface DispatchDeps {
 }
 
 /** `wrong_timestamp`: a stamp this far in the past, outside any usual replay window. */
-export const STALE_STAMP_S = 600;
+const STALE_STAMP_S = 600;
 
 /**
  * Works through the outbox: one worker per endpoint with something due (so a receiver that

@@ -10,7 +10,7 @@ import type {
   WebhookEndpointChange,
 } from './model.js';
 
-export const MAX_ENDPOINTS_PER_APP = 20;
+const MAX_ENDPOINTS_PER_APP = 20;
 
 const notFound = (clientId: string, id: string) =>
   SimError.notFound('WEBHOOK_NOT_FOUND', `No webhook endpoint ${id} for app ${clientId}.`);

@@ -2,9 +2,9 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
 /** At most this much of an answer is read; the rest is cut off with the connection. */
-export const MAX_READ_BYTES = 64 * 1024;
+const MAX_READ_BYTES = 64 * 1024;
 /** What the delivery log keeps of an answer's body. */
-export const EXCERPT_BYTES = 2048;
+const EXCERPT_BYTES = 2048;
 
 export interface SendResult {
   status?: number;

@@ -11,10 +11,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 export type WebhookScheme = 'current' | 'legacy';
 
-export const SIGNATURE_HEADER = 'plaud-signature';
-export const TIMESTAMP_HEADER = 'plaud-timestamp';
+const SIGNATURE_HEADER = 'plaud-signature';
+const TIMESTAMP_HEADER = 'plaud-timestamp';
 /** A receiver's usual replay window: deliveries stamped further from its clock are refused. */
-export const DEFAULT_TOLERANCE_S = 300;
+const DEFAULT_TOLERANCE_S = 300;
 
 const hmacHex = (secret: string, text: string | Buffer): string =>
   createHmac('sha256', secret).update(text).digest('hex');

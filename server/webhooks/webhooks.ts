@@ -29,7 +29,7 @@ export interface WebhookDeps {
 /** Looks for events to emit (e.g. tasks that finished on their app's clock) before each pass. */
 export type EventSource = (budget: number) => Promise<number>;
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 const SOURCE_BUDGET = 200;
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
-import { type BlobStore, type ByteRange, checkKey } from '../../storage/blobStore.js';
+import { type BlobStore, type ByteRange, checkKey } from '../blobStore.js';
 import { inTransaction, type Pool } from './pool.js';
 
 /** Bytes per `blob_chunks` row: large enough that a row costs little, small to stream. */

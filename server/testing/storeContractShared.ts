@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { journalEntry as entry } from '../testing/storeFixtures.js';
-import type { Store } from './store.js';
+import type { Store } from '../store/store.js';
+import { journalEntry as entry } from './storeFixtures.js';
 
 /** Two instances on one state: what one writes, the other sees after `sync`. */
 export function sharedCases(openPeer: () => Promise<Store>, first: () => Store): void {

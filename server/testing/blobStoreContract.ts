@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { BlobStore } from '../storage/blobStore.js';
-import { pattern, readAll, writeBlob } from '../testing/storeFixtures.js';
+import type { BlobStore } from '../store/blobStore.js';
+import { pattern, readAll, writeBlob } from './storeFixtures.js';
 
 const MiB = 1024 * 1024;
 

@@ -19,7 +19,7 @@ function knownApp(services: Services, clientId: string | undefined): string | un
 }
 
 /** Control API, foundation part: reset, apps, clock, health, and the admin document itself. */
-export const adminHandlers = {
+export const foundationAdminHandlers = {
   resetState: async ({ body, services }) => {
     const clientId = (body as { client_id?: string } | undefined)?.client_id;
     if (clientId === undefined) await resetAll(services);

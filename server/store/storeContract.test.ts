@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { DiskBlobStore, MemoryBlobStore } from '../storage/blobStore.js';
-import { storeConformance } from './conformance.js';
+import { storeConformance } from '../testing/storeContract.js';
+import { DiskBlobStore, MemoryBlobStore } from './blobStore.js';
 import { FileStore } from './fileStore.js';
 import { MemoryStore } from './memoryStore.js';
 

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BlobStore } from '../storage/blobStore.js';
-import { journalEntry as entry } from '../testing/storeFixtures.js';
-import { blobCases } from './blobConformance.js';
-import { sharedCases } from './conformanceShared.js';
-import type { Store } from './store.js';
-import { unverifiedRing } from './store.js';
+import type { BlobStore } from '../store/blobStore.js';
+import { type Store, unverifiedRing } from '../store/store.js';
+import { blobCases } from './blobStoreContract.js';
+import { sharedCases } from './storeContractShared.js';
+import { journalEntry as entry } from './storeFixtures.js';
 
 /**
  * The same cases for every Store backend: what domain modules rely on, whatever keeps the

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 import { parse } from 'yaml';
-import { createAjv } from './ajv.js';
+import { createAjv } from '../spec/ajv.js';
 
 // Helpers of the document tests (openapi.test.ts, openapi.specifics.test.ts): they read the
 // YAML directly rather than through SpecIndex, so the documents are checked independently
@@ -21,9 +21,9 @@ export interface Op {
   pathItem: Json;
 }
 
-export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-export function load(rel: string): Json {
+function load(rel: string): Json {
   return parse(readFileSync(resolve(root, rel), 'utf8')) as Json;
 }
 
@@ -114,7 +114,7 @@ export function schemaExamples(node: unknown, where: string, out: { where: strin
   return out;
 }
 
-export const API_OPS = [
+const API_OPS = [
   'getPartnerToken',
   'refreshPartnerToken',
   'createUserToken',
@@ -145,7 +145,7 @@ export const API_EXTENSIONS = [
   'headFile',
 ];
 export const STORAGE_OPS = ['uploadPart', 'uploadPartPreflight', 'downloadFile', 'headFile'];
-export const ADMIN_OPS = [
+const ADMIN_OPS = [
   'resetState',
   'listApps',
   'createPartnerApp',
@@ -187,7 +187,7 @@ export const ADMIN_OPS = [
   'listWebhookDeliveries',
   'redeliverWebhook',
 ];
-export const DEVICE_OPS = [
+const DEVICE_OPS = [
   'createPhone',
   'getPhone',
   'deletePhone',

@@ -1,16 +1,14 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { toIso } from '../core/clock.js';
 import { beforeEnd } from '../http/beforeEnd.js';
 import { claimedClientId } from '../http/claimedClientId.js';
-import { type SimLocals, simLocals } from '../http/types.js';
+import { type SimLocals, type Surface, simLocals } from '../http/types.js';
 import type { Services } from '../services.js';
 import { type DeferredEntry, type JournalEntry, unverifiedRing } from '../store/store.js';
 import { boundEntry, retainedHeaders, retainedUrl, summarizeBody } from './entryBounds.js';
-import { requestClientId } from './faultHook.js';
+import { requestOwner } from './owner.js';
 import { redactHeaders, scrub } from './redact.js';
 import { TrafficSummary } from './trafficSummary.js';
-
-export type Surface = 'api' | 'storage' | 'admin';
 
 function outcome(res: Response): { status: number; error?: string } {
   if (res.writableFinished) return { status: res.statusCode };
@@ -64,7 +62,7 @@ class Recording implements DeferredEntry {
   recordOwned(o: { status: number; error?: string }): Promise<void> | undefined {
     this.recorded = true;
     const found =
-      this.surface === 'admin' ? undefined : requestClientId(this.ctx.services, this.req!, this.res!);
+      this.surface === 'admin' ? undefined : requestOwner(this.ctx.services, this.req!, this.res!);
     return found instanceof Promise ? found.then((id) => this.record(o, id)) : this.record(o, found);
   }
 
@@ -163,23 +161,18 @@ function recordOnClose(this: WithRecording): void {
 }
 
 /**
- * The first middleware of every request: its shared locals, the store's mirrors brought up
- * to date with what other instances wrote (before anything reads them: authentication reads
- * apps, every rule reads clocks), then its recording. The embedded stores' `sync()` answers
- * undefined, so the request goes on in the same tick; only a shared store's promise is
- * awaited. One global layer for both: no path to match per request.
- *
- * Records every request when its connection is done with it: one journal entry (partner
- * API and storage host) and, with `--access-log` (or at debug), one log line. On the request
- * path only the raw facts are taken; the entry is built and redacted when someone lists the
- * journal or a line is written. Everything recorded goes through the same redaction, so
- * neither holds a secret in clear. Without the access log, a summary of the traffic is
- * logged at info at most once a minute.
+ * Step 2 of the pipeline (http/pipeline.ts): records every request when its connection is
+ * done with it: one journal entry (partner API and storage host) and, with `--access-log` (or
+ * at debug), one log line. On the request path only the raw facts are taken; the entry is
+ * built and redacted when someone lists the journal or a line is written. Everything recorded
+ * goes through the same redaction, so neither holds a secret in clear. Without the access log,
+ * a summary of the traffic is logged at info at most once a minute. `then` is the next step,
+ * called directly (one walk of Express's router per request fewer).
  */
-export function requestRecorder(
+export function journalRequests(
   services: Services,
   surfaceOf: (url: string) => Surface | undefined,
-  then?: RequestHandler,
+  then: RequestHandler,
 ): RequestHandler {
   const { clock, logger, config, store } = services.deps;
   const shared = store.shared;
@@ -189,15 +182,12 @@ export function requestRecorder(
     lineLevel: config.accessLog ? 'info' : 'debug',
     summary: new TrafficSummary(logger),
   };
-  // `then` (the operation dispatcher) is called here rather than as the app's next layer: one
-  // walk of Express's router per request fewer. It passes what it does not serve to `next`.
-  const proceed: RequestHandler = then ?? ((_req, _res, next) => next());
-  const begin = (req: Request, res: Response, next: NextFunction): void => {
+  return (req, res, next) => {
     const surface = surfaceOf(req.originalUrl);
     const journaled = surface === 'api' || surface === 'storage';
     // The control API (and unknown paths) is only logged at debug: otherwise nothing to record.
     if (!journaled && !logger.isLevelEnabled('debug')) {
-      proceed(req, res, next);
+      then(req, res, next);
       return;
     }
     const r = new Recording(ctx, req, res, surface, clock.now(), simLocals(res).startedAt);
@@ -215,13 +205,7 @@ export function requestRecorder(
       });
     }
     res.on('close', recordOnClose);
-    proceed(req, res, next);
-  };
-  return (req, res, next) => {
-    simLocals(res);
-    const pending = store.sync();
-    if (pending === undefined) begin(req, res, next);
-    else pending.then(() => begin(req, res, next), next);
+    then(req, res, next);
   };
 }
 

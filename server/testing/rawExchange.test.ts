@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { adminSpec, apiSpec } from '../spec/openapi.js';
-import { conformance, parseResponse } from './conformance.js';
+import { answerProblems, parseResponse } from './rawExchange.js';
 
 const json = { 'content-type': 'application/json; charset=utf-8' };
 const body = JSON.stringify({ detail: 'BAD_REQUEST', message: 'The request could not be parsed' });
@@ -10,27 +10,27 @@ const body = JSON.stringify({ detail: 'BAD_REQUEST', message: 'The request could
 describe('conformance', () => {
   it('reports a status the operation does not declare', () => {
     const op = adminSpec().get('getHealth');
-    expect(conformance(adminSpec(), op, { status: 418, headers: json, text: body })).toEqual([
+    expect(answerProblems(adminSpec(), op, { status: 418, headers: json, text: body })).toEqual([
       `status 418 is not declared for getHealth: ${body}`,
     ]);
-    expect(conformance(adminSpec(), op, { status: 409, headers: json, text: body })[0]).toMatch(
+    expect(answerProblems(adminSpec(), op, { status: 409, headers: json, text: body })[0]).toMatch(
       /^status 409 is not declared for getHealth/,
     );
   });
 
   it('accepts the same answer where the status is declared (400, a transport answer)', () => {
     expect(
-      conformance(adminSpec(), adminSpec().get('getHealth'), { status: 400, headers: json, text: body }),
+      answerProblems(adminSpec(), adminSpec().get('getHealth'), { status: 400, headers: json, text: body }),
     ).toEqual([]);
   });
 
   it('reports a 5xx even where it is declared, and a body that breaks the declared schema', () => {
     const op = apiSpec().get('getDeviceBinding');
-    expect(conformance(apiSpec(), op, { status: 500, headers: json, text: body })[0]).toMatch(
+    expect(answerProblems(apiSpec(), op, { status: 500, headers: json, text: body })[0]).toMatch(
       /^server error 500/,
     );
     expect(
-      conformance(apiSpec(), op, { status: 400, headers: json, text: '{"nope":1}' }).length,
+      answerProblems(apiSpec(), op, { status: 400, headers: json, text: '{"nope":1}' }).length,
     ).toBeGreaterThan(0);
   });
 });

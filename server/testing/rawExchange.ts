@@ -1,9 +1,9 @@
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { fromRoot } from '../core/root.js';
+import { observedViolations } from '../spec/conformance.js';
 import type { OperationInfo, SpecIndex } from '../spec/openapi.js';
-import { validatorsFor } from '../spec/validators.js';
-import type { FuzzRequest } from './fuzzRequests.js';
+import type { FuzzRequest } from './fuzzTypes.js';
 
 export interface RawResponse {
   status: number;
@@ -104,11 +104,10 @@ const STACK_LINE = /\n\s+at .+[(:]\d+/;
 
 /**
  * Everything wrong with one answer to `op`, as sentences (empty when it conforms): a 5xx, a
- * status the operation does not declare, a content type or body that breaks the declared
- * response, an S3 error code outside the declared enum, or anything that looks like an HTML
- * page, a stack trace or a path of the server.
+ * status the operation does not declare, anything that looks like an HTML page, a stack trace
+ * or a path of the server, and whatever the one response checker (spec/conformance.ts) finds.
  */
-export function conformance(spec: SpecIndex, op: OperationInfo, res: RawResponse): string[] {
+export function answerProblems(spec: SpecIndex, op: OperationInfo, res: RawResponse): string[] {
   const out: string[] = [];
   if (res.status >= 500) out.push(`server error ${res.status}: ${res.text.slice(0, 300)}`);
   if (/<html|<!doctype/i.test(res.text)) out.push('answered an HTML page');
@@ -117,33 +116,7 @@ export function conformance(spec: SpecIndex, op: OperationInfo, res: RawResponse
   const declared = spec.response(op, res.status);
   if (!declared)
     return [...out, `status ${res.status} is not declared for ${op.id}: ${res.text.slice(0, 200)}`];
-  const type = String(res.headers['content-type'] ?? '') || undefined;
+  // A HEAD answer has no body to hold to the declared one.
   if (op.method === 'head') return out;
-  let body: unknown = res.text === '' ? undefined : res.text;
-  if (type?.includes('json')) {
-    try {
-      body = JSON.parse(res.text);
-    } catch {
-      return [
-        ...out,
-        `${op.id} ${res.status}: content type says JSON, body is not: ${res.text.slice(0, 100)}`,
-      ];
-    }
-  }
-  out.push(...validatorsFor(spec).validateResponse(op, res.status, type, body));
-  if (type?.includes('xml')) {
-    const code = /<Code>([^<]*)<\/Code>/.exec(res.text)?.[1];
-    const codes = s3ErrorCodes(spec);
-    if (code === undefined || !codes.includes(code))
-      out.push(`${op.id} ${res.status}: S3 error code ${code} not in the enum`);
-  }
-  return out;
-}
-
-function s3ErrorCodes(spec: SpecIndex): string[] {
-  const schemas = (spec.doc.components?.schemas ?? {}) as Record<
-    string,
-    { properties?: Record<string, { enum?: string[] }> }
-  >;
-  return schemas.S3Error?.properties?.Code?.enum ?? [];
+  return [...out, ...observedViolations(spec, op, res)];
 }
