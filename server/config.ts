@@ -47,6 +47,17 @@ export interface Config {
   /** Refuse unknown fields of transcription `params` (422) instead of ignoring them with a warning. */
   strictParams: boolean;
   journalSize: number;
+  /**
+   * A speech server speaking `POST /v1/audio/transcriptions` (base URL or that endpoint) that
+   * gets the audio of every task (an app's `transcriber` overrides it); undefined: none.
+   */
+  transcriber: string | undefined;
+  /** The `model` form field sent to it. */
+  transcriberModel: string;
+  /** LocalAI-style `/v1/audio/diarization` (base URL or endpoint) for speaker labels; undefined: one speaker. */
+  transcriberDiarization: string | undefined;
+  /** How long one engine request may take (ms, real time) before the task fails. */
+  transcriberTimeoutMs: number;
   /** Validate every response against openapi.yaml and answer 500 naming the violation. */
   validateResponses: boolean;
   /** Test-only: drop a field from an operation's responses (`operationId:field`). */
@@ -84,6 +95,10 @@ export const defaults: Config = {
   liveRateLimits: false,
   strictParams: false,
   journalSize: 1000,
+  transcriber: undefined,
+  transcriberModel: 'whisper-1',
+  transcriberDiarization: undefined,
+  transcriberTimeoutMs: 300_000,
   validateResponses: false,
   breakResponse: undefined,
 };

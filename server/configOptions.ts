@@ -19,6 +19,18 @@ export interface OptionSpec {
   show?: (raw: string) => string;
 }
 
+/** An http(s) URL, or an error saying so. */
+function httpUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error('expected an http(s) URL');
+  }
+  if (!/^https?:$/.test(u.protocol)) throw new Error('expected an http(s) URL');
+  return raw;
+}
+
 export const options: OptionSpec[] = [
   { flag: 'port', key: 'port', kind: 'int', env: 'PORT', help: 'port to listen on; 0 picks a free one' },
   {
@@ -249,6 +261,37 @@ export const options: OptionSpec[] = [
     kind: 'int',
     env: 'PARTNER_SIM_JOURNAL_SIZE',
     help: 'request journal entries kept per app (one ring each, plus one for no app)',
+  },
+  {
+    flag: 'transcriber',
+    key: 'transcriber',
+    kind: 'string',
+    env: 'PARTNER_SIM_TRANSCRIBER',
+    help: "speech server for real words: base URL of a POST /v1/audio/transcriptions server (whisper.cpp, speaches, LocalAI), e.g. http://127.0.0.1:8080; 'none' (default): made-up text",
+    parse: (raw) => (raw === 'none' ? undefined : httpUrl(raw)),
+  },
+  {
+    flag: 'transcriber-model',
+    key: 'transcriberModel',
+    kind: 'string',
+    env: 'PARTNER_SIM_TRANSCRIBER_MODEL',
+    help: 'model form field sent to the --transcriber server (whisper.cpp ignores it; speaches needs one)',
+  },
+  {
+    flag: 'transcriber-diarization',
+    key: 'transcriberDiarization',
+    kind: 'string',
+    env: 'PARTNER_SIM_TRANSCRIBER_DIARIZATION',
+    help: "speaker labels for diarization tasks from a POST /v1/audio/diarization server (LocalAI); default: one speaker",
+    parse: httpUrl,
+  },
+  {
+    flag: 'transcriber-timeout',
+    key: 'transcriberTimeoutMs',
+    kind: 'string',
+    env: 'PARTNER_SIM_TRANSCRIBER_TIMEOUT',
+    help: "how long one --transcriber request may take before the task ends in FAILURE: '5m', '90s' or ms",
+    parse: parseDuration,
   },
   {
     flag: 'validate-responses',

@@ -32,6 +32,8 @@ export const COLLECTIONS = {
   files: spec({ indexes: ['client_id'] }),
   transcriptions: spec({ indexes: ['client_id'] }),
   transcripts: spec(),
+  /** What a speech engine heard, by audio MD5 and engine settings (transcription/engineWork.ts). */
+  engineResults: spec(),
   /** Rate-limit windows, one record per client id and limit group. */
   rateWindows: spec({ durable: false, indexes: ['client_id'] }),
 } as const satisfies Record<string, CollectionSpec>;

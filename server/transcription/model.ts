@@ -75,4 +75,21 @@ export interface TaskRecord {
   pinned?: Override;
   /** When the pin was set (a pinned final status starts the retention period then). */
   pinned_ms?: number;
+  /**
+   * A speech engine gets this task's audio (--transcriber or the app's `transcriber`): what
+   * to ask it, fixed at submission (engineWork.ts). The task cannot succeed before it answered.
+   */
+  engine?: {
+    /** The answer's key in `engineResults`: audio MD5 and every setting that changes the answer. */
+    key: string;
+    md5: string;
+    url: string;
+    model: string;
+    timeout_ms: number;
+    /** ISO-639-1; absent: the engine detects it. */
+    language?: string;
+    diarize_url?: string;
+  };
+  /** When (on the app's clock) the engine finished, and why it failed if it did. */
+  engine_done?: { at_ms: number; failure?: string };
 }

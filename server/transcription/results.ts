@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
 import { endsWithQuestion, meetingSpeech, newMeeting } from './meetingText.js';
+import type { EngineResult } from './engineWork.js';
 import type { Params, Transcript } from './model.js';
 import type { Heard } from './resultShape.js';
 
@@ -134,35 +135,74 @@ export async function fakeHeard(input: ResultInput): Promise<Heard> {
   return heard;
 }
 
-/**
- * An attached transcript, exactly: its segments, labels and language. The duration is the
- * audio's, stretched to the last segment's end if the transcript runs longer.
- */
-export async function attachedHeard(t: Transcript, input: ResultInput): Promise<Heard> {
-  const heard: Heard = {
-    language: t.language,
-    duration: Math.max(input.duration, ...t.segments.map((s) => s.end)),
-    segments: t.segments.map((s) => ({ ...s, speaker_id: s.speaker, language_probability: 1 })),
-  };
-  if (input.params.return_embedding) {
-    const f = await getFaker();
-    heard.embeddings = [...new Set(t.segments.map((s) => s.speaker))].map((label) => ({
-      speaker: label,
-      speaker_id: label,
-      vector: embedding(seeded(f, input.seed, input.audioKey, 'embedding', label)),
-    }));
-  }
+/** One embedding per speaker label, seeded by the audio and the label (return_embedding). */
+async function withEmbeddings(heard: Heard, input: ResultInput): Promise<Heard> {
+  if (!input.params.return_embedding) return heard;
+  const f = await getFaker();
+  const labels = new Map(heard.segments.map((s) => [s.speaker_id, s.speaker]));
+  heard.embeddings = [...labels].map(([id, label]) => ({
+    speaker: label,
+    speaker_id: id,
+    vector: embedding(seeded(f, input.seed, input.audioKey, 'embedding', id)),
+  }));
   return heard;
 }
 
 /**
- * What a task heard: the transcript attached to its audio if any, else the made-up one (`fake`
- * lets the service put its cache in front of `fakeHeard`). The one place this is decided.
+ * An attached transcript, exactly: its segments, labels and language. The duration is the
+ * audio's, stretched to the last segment's end if the transcript runs longer.
+ */
+export function attachedHeard(t: Transcript, input: ResultInput): Promise<Heard> {
+  return withEmbeddings(
+    {
+      language: t.language,
+      duration: Math.max(input.duration, ...t.segments.map((s) => s.end)),
+      segments: t.segments.map((s) => ({ ...s, speaker_id: s.speaker, language_probability: 1 })),
+    },
+    input,
+  );
+}
+
+/**
+ * What a speech engine heard: its words and times; speakers from its diarization when the
+ * task asked for diarization (else everyone is the first speaker); the language the task named,
+ * else the one the engine detected (else the made-up one's).
+ */
+export function engineHeard(r: EngineResult, input: ResultInput): Promise<Heard> {
+  const named = input.params.language !== 'auto';
+  const language = named ? input.params.language : (r.language ?? DETECTED_LANGUAGE);
+  return withEmbeddings(
+    {
+      language,
+      duration: Math.max(input.duration, ...r.segments.map((s) => s.end)),
+      segments: r.segments.map((s) => {
+        const n = input.params.diarization ? (s.speaker ?? 0) : 0;
+        return {
+          start: s.start,
+          end: s.end,
+          text: s.text,
+          speaker: `Speaker ${n + 1}`,
+          speaker_id: liveLabel(n),
+          language_probability: named ? 1 : (s.confidence ?? 1),
+        };
+      }),
+    },
+    input,
+  );
+}
+
+/**
+ * What a task heard, in this order: the transcript attached to its audio, else what its
+ * speech engine heard, else the made-up one (`fake` lets the service put its cache in front
+ * of `fakeHeard`). The one place this is decided.
  */
 export function heardFor(
   input: ResultInput,
   attached: Transcript | undefined,
+  engine: EngineResult | undefined = undefined,
   fake: (input: ResultInput) => Promise<Heard> = fakeHeard,
 ): Promise<Heard> {
-  return attached ? attachedHeard(attached, input) : fake(input);
+  if (attached) return attachedHeard(attached, input);
+  if (engine) return engineHeard(engine, input);
+  return fake(input);
 }

@@ -20,6 +20,8 @@ import {
 } from './model.js';
 import { checkParams } from './paramsPolicy.js';
 import { type Heard, shapeResult } from './resultShape.js';
+import { storedEngineAudio } from './engineAudio.js';
+import { EngineWork, type EngineSettings, planEngine } from './engineWork.js';
 import { fakeHeard, heardFor, type ResultInput } from './results.js';
 import { TaskAudio } from './taskAudio.js';
 import { taskDuration, taskExpired, taskView } from './taskState.js';
@@ -66,6 +68,7 @@ export class TranscriptionService implements Lifecycle {
   private readonly audio: TaskAudio;
   private readonly results = new Map<string, Heard>();
   private readonly clockOf: ClockOf;
+  private readonly engines: EngineWork;
 
   constructor(
     private readonly deps: CoreDeps,
@@ -76,6 +79,20 @@ export class TranscriptionService implements Lifecycle {
     this.sweeping = new PagedSweep(this.tasks);
     this.clockOf = opts.clockOf ?? oneClock(deps.clock);
     this.random = deps.random.fork('transcriptions');
+    this.engines = new EngineWork(deps.store, this.tasks, this.clockOf, (r) => storedEngineAudio(opts.files, r), deps.logger);
+  }
+
+  /** The app's own `transcriber` when it has one (`none`: no engine), else --transcriber. */
+  engineFor(app: PartnerApp): EngineSettings | undefined {
+    const url = app.transcriber ?? this.deps.config.transcriber;
+    if (url === undefined || url === 'none') return undefined;
+    const c = this.deps.config;
+    return {
+      url,
+      model: c.transcriberModel,
+      timeoutMs: c.transcriberTimeoutMs,
+      ...(c.transcriberDiarization ? { diarizeUrl: c.transcriberDiarization } : {}),
+    };
   }
 
   /** The app's own switch when it has one, else --result-shape (default `both`). */
@@ -110,20 +127,25 @@ export class TranscriptionService implements Lifecycle {
             }
           : { kind: 'unavailable', message: `The audio file could not be downloaded: ${found.reason}` };
     const outcome = await this.opts.outcomeFor?.(app.client_id);
+    const params = normalizeParams(req.params);
+    const engine = this.engineFor(app);
     const rec: TaskRecord = {
       transcription_id: `task_exec_${this.random.hex(16)}`,
       client_id: app.client_id,
       file_url: req.file_url,
-      params: normalizeParams(req.params),
+      params,
       created_ms: this.clockOf(app.client_id).now(),
       source,
       ...(outcome ? { outcome } : {}),
+      ...(engine && source.kind === 'storage' ? { engine: planEngine(source.md5, params, engine) } : {}),
     };
     await this.tasks.put(rec.transcription_id, rec);
-    // Read the audio now, in the background: the answer does not wait for it.
+    // Read the audio now, in the background (then hand it to the engine, if any): the answer
+    // does not wait for either.
     if (source.kind === 'storage')
       this.audio
         .withAudio(rec)
+        .then((r) => this.startEngine(r))
         .catch((e: Error) =>
           this.deps.logger.warn({ err: e, transcription_id: rec.transcription_id }, 'reading audio failed'),
         );
@@ -135,6 +157,8 @@ export class TranscriptionService implements Lifecycle {
     if (!stored || stored.client_id !== app.client_id) throw notFound();
     const rec = await this.audio.withAudio(stored);
     await this.dropIfExpired(rec);
+    // A task still waiting for its engine (e.g. after a restart) gets it started; never waited for.
+    this.startEngine(rec);
     const view = this.view(rec);
     const data = view.status === 'SUCCESS' ? await this.result(rec, this.shapeFor(app)) : {};
     return {
@@ -177,6 +201,7 @@ export class TranscriptionService implements Lifecycle {
   }
 
   resetAll(): void {
+    this.engines.clear();
     this.audio.clear();
     this.results.clear();
   }
@@ -205,14 +230,18 @@ export class TranscriptionService implements Lifecycle {
   /**
    * Tasks of one page (PagedSweep) past their retention on their app's clock, deleted (a task
    * whose audio is still being read is left alone): the background housekeeper's work, never a
-   * request's.
+   * request's. A task found still waiting for its engine (after a restart) gets it started.
    */
   sweepExpired(budget: number): Promise<number> {
-    return this.sweeping.run(
-      budget,
-      async (r, id) =>
-        (r.source.kind !== 'storage' || r.audio !== undefined) && this.expired(r) && this.tasks.delete(id),
-    );
+    return this.sweeping.run(budget, async (r, id) => {
+      this.startEngine(r);
+      return (r.source.kind !== 'storage' || r.audio !== undefined) && this.expired(r) && this.tasks.delete(id);
+    });
+  }
+
+  /** Engine work for a task whose audio was read and found usable; never waited for. */
+  private startEngine(rec: TaskRecord): void {
+    if (rec.engine && !rec.engine_done && rec.audio?.ok) this.engines.kick(rec);
   }
 
   /** The expired-task sweep has more tasks to look at this round. */
@@ -238,8 +267,9 @@ export class TranscriptionService implements Lifecycle {
     };
     const attached =
       rec.source.kind === 'storage' ? await this.opts.transcriptFor?.(rec.source.md5) : undefined;
+    const engine = attached ? undefined : await this.engines.result(rec);
     return shapeResult(
-      await heardFor(input, attached, (i) => this.cachedFake(rec.transcription_id, i)),
+      await heardFor(input, attached, engine, (i) => this.cachedFake(rec.transcription_id, i)),
       shape,
     );
   }
