@@ -282,7 +282,7 @@ export const options: OptionSpec[] = [
     key: 'transcriberDiarization',
     kind: 'string',
     env: 'PARTNER_SIM_TRANSCRIBER_DIARIZATION',
-    help: "speaker labels for diarization tasks from a POST /v1/audio/diarization server (LocalAI); default: one speaker",
+    help: 'speaker labels for diarization tasks from a POST /v1/audio/diarization server (LocalAI); default: one speaker',
     parse: httpUrl,
   },
   {

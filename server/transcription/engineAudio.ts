@@ -23,7 +23,10 @@ export async function readBounded(stream: Readable, limit: number): Promise<Buff
 }
 
 /** The bytes of a task's stored audio, for its engine: the file found by id (its URL may have expired). */
-export async function storedEngineAudio(files: FileSource | undefined, rec: TaskRecord): Promise<EngineAudio> {
+export async function storedEngineAudio(
+  files: FileSource | undefined,
+  rec: TaskRecord,
+): Promise<EngineAudio> {
   if (rec.source.kind !== 'storage') throw new EngineError('the task has no stored audio');
   const found = await files?.byId(rec.source.file_id);
   if (found?.status !== 'found')

@@ -174,10 +174,17 @@ export async function transcribe(req: EngineRequest, audio: EngineAudio): Promis
         typeof s.avg_logprob === 'number' && Number.isFinite(s.avg_logprob)
           ? Math.round(Math.min(1, Math.exp(s.avg_logprob)) * 1000) / 1000
           : undefined;
-      segments.push({ start: s.start, end: Math.max(s.start, s.end), text, ...(confidence ? { confidence } : {}) });
+      segments.push({
+        start: s.start,
+        end: Math.max(s.start, s.end),
+        text,
+        ...(confidence ? { confidence } : {}),
+      });
     }
   } else if (typeof body.text !== 'string') {
-    throw new EngineError('the speech engine answered neither segments nor text (is response_format=verbose_json supported?)');
+    throw new EngineError(
+      'the speech engine answered neither segments nor text (is response_format=verbose_json supported?)',
+    );
   }
   const language = languageCode(body.language);
   return { ...(language ? { language } : {}), segments };

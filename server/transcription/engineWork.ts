@@ -36,7 +36,11 @@ const CONCURRENCY = 2;
 const MEMO = 256;
 
 /** The engine part of a new task (stored with it, so a restart knows what to ask again). */
-export function planEngine(md5: string, params: Params, s: EngineSettings): NonNullable<TaskRecord['engine']> {
+export function planEngine(
+  md5: string,
+  params: Params,
+  s: EngineSettings,
+): NonNullable<TaskRecord['engine']> {
   const url = endpointUrl(s.url, 'transcriptions');
   const diarizeUrl =
     params.diarization && s.diarizeUrl ? endpointUrl(s.diarizeUrl, 'diarization') : undefined;
@@ -110,11 +114,17 @@ export class EngineWork {
       .then(
         () => this.finish(id, undefined),
         (e: Error) => {
-          if (!(e instanceof EngineError)) this.logger.warn({ err: e, transcription_id: id }, 'engine work failed');
-          return this.finish(id, `Transcription failed: ${e instanceof EngineError ? e.message : 'the speech engine failed'}.`);
+          if (!(e instanceof EngineError))
+            this.logger.warn({ err: e, transcription_id: id }, 'engine work failed');
+          return this.finish(
+            id,
+            `Transcription failed: ${e instanceof EngineError ? e.message : 'the speech engine failed'}.`,
+          );
         },
       )
-      .catch((e: Error) => this.logger.warn({ err: e, transcription_id: id }, 'recording engine result failed'))
+      .catch((e: Error) =>
+        this.logger.warn({ err: e, transcription_id: id }, 'recording engine result failed'),
+      )
       .finally(() => this.inFlight.delete(id));
   }
 
@@ -162,7 +172,10 @@ export class EngineWork {
       segments: heard.segments.map((s) => ({ ...s })),
     };
     if (plan.diarize_url) {
-      const turns = await diarize({ url: plan.diarize_url, model: plan.model, timeoutMs: plan.timeout_ms }, audio);
+      const turns = await diarize(
+        { url: plan.diarize_url, model: plan.model, timeoutMs: plan.timeout_ms },
+        audio,
+      );
       assignTurns(result.segments, turns);
     }
     await this.results.put(plan.key, result);

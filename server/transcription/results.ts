@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
-import { endsWithQuestion, meetingSpeech, newMeeting } from './meetingText.js';
 import type { EngineResult } from './engineWork.js';
+import { endsWithQuestion, meetingSpeech, newMeeting } from './meetingText.js';
 import type { Params, Transcript } from './model.js';
 import type { Heard } from './resultShape.js';
 

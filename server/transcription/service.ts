@@ -6,6 +6,8 @@ import type { FileSource } from '../domain/fileSource.js';
 import type { CoreDeps, Lifecycle } from '../services.js';
 import { PagedSweep } from '../store/pagedSweep.js';
 import type { Collection } from '../store/store.js';
+import { storedEngineAudio } from './engineAudio.js';
+import { type EngineSettings, EngineWork, planEngine } from './engineWork.js';
 import {
   type AdminTask,
   normalizeParams,
@@ -20,8 +22,6 @@ import {
 } from './model.js';
 import { checkParams } from './paramsPolicy.js';
 import { type Heard, shapeResult } from './resultShape.js';
-import { storedEngineAudio } from './engineAudio.js';
-import { EngineWork, type EngineSettings, planEngine } from './engineWork.js';
 import { fakeHeard, heardFor, type ResultInput } from './results.js';
 import { TaskAudio } from './taskAudio.js';
 import { taskDuration, taskExpired, taskView } from './taskState.js';
@@ -79,7 +79,13 @@ export class TranscriptionService implements Lifecycle {
     this.sweeping = new PagedSweep(this.tasks);
     this.clockOf = opts.clockOf ?? oneClock(deps.clock);
     this.random = deps.random.fork('transcriptions');
-    this.engines = new EngineWork(deps.store, this.tasks, this.clockOf, (r) => storedEngineAudio(opts.files, r), deps.logger);
+    this.engines = new EngineWork(
+      deps.store,
+      this.tasks,
+      this.clockOf,
+      (r) => storedEngineAudio(opts.files, r),
+      deps.logger,
+    );
   }
 
   /** The app's own `transcriber` when it has one (`none`: no engine), else --transcriber. */
@@ -235,7 +241,9 @@ export class TranscriptionService implements Lifecycle {
   sweepExpired(budget: number): Promise<number> {
     return this.sweeping.run(budget, async (r, id) => {
       this.startEngine(r);
-      return (r.source.kind !== 'storage' || r.audio !== undefined) && this.expired(r) && this.tasks.delete(id);
+      return (
+        (r.source.kind !== 'storage' || r.audio !== undefined) && this.expired(r) && this.tasks.delete(id)
+      );
     });
   }
 

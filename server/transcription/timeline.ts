@@ -103,7 +103,6 @@ export function completedAtMs(input: Omit<TimelineInput, 'elapsedMs'>): number |
   const engineDone = input.engine?.doneMs;
   const ends = [phaseStartMs('STARTED', total), total];
   if (engineDone !== undefined) ends.push(Math.max(total, engineDone));
-  for (const at of ends)
-    if (FINAL.has(statusAt({ ...input, elapsedMs: at }).status)) return at;
+  for (const at of ends) if (FINAL.has(statusAt({ ...input, elapsedMs: at }).status)) return at;
   return undefined;
 }
