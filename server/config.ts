@@ -58,6 +58,10 @@ export interface Config {
   transcriberDiarization: string | undefined;
   /** How long one engine request may take (ms, real time) before the task fails. */
   transcriberTimeoutMs: number;
+  /** Fetch `file_url`s outside the simulator's storage (real duration, MD5, engine words). */
+  fetchExternalAudio: boolean;
+  /** Let that fetch reach private, loopback and link-local addresses. */
+  fetchAllowPrivate: boolean;
   /** Validate every response against openapi.yaml and answer 500 naming the violation. */
   validateResponses: boolean;
   /** Test-only: drop a field from an operation's responses (`operationId:field`). */
@@ -99,6 +103,8 @@ export const defaults: Config = {
   transcriberModel: 'whisper-1',
   transcriberDiarization: undefined,
   transcriberTimeoutMs: 300_000,
+  fetchExternalAudio: false,
+  fetchAllowPrivate: false,
   validateResponses: false,
   breakResponse: undefined,
 };

@@ -294,6 +294,20 @@ export const options: OptionSpec[] = [
     parse: parseDuration,
   },
   {
+    flag: 'fetch-external-audio',
+    key: 'fetchExternalAudio',
+    kind: 'bool',
+    env: 'PARTNER_SIM_FETCH_EXTERNAL_AUDIO',
+    help: 'fetch file_urls outside the simulator (http(s), 200 MiB, 60 s; no private addresses) for their real duration, MD5 and engine words (default: never fetched)',
+  },
+  {
+    flag: 'fetch-allow-private',
+    key: 'fetchAllowPrivate',
+    kind: 'bool',
+    env: 'PARTNER_SIM_FETCH_ALLOW_PRIVATE',
+    help: 'let --fetch-external-audio reach private, loopback and link-local addresses',
+  },
+  {
     flag: 'validate-responses',
     key: 'validateResponses',
     kind: 'bool',

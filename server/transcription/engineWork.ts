@@ -105,12 +105,15 @@ export class EngineWork {
     this.memo.clear();
   }
 
-  /** Start the engine work of a waiting task unless it runs already; never waits for it. */
-  kick(rec: TaskRecord): void {
+  /**
+   * Start the engine work of a waiting task unless it runs already. Callers on a request never
+   * wait for it; the promise (which never rejects) says when the task recorded the answer.
+   */
+  async kick(rec: TaskRecord): Promise<void> {
     if (!rec.engine || rec.engine_done || this.inFlight.has(rec.transcription_id)) return;
     const id = rec.transcription_id;
     this.inFlight.add(id);
-    this.resultOf(rec)
+    await this.resultOf(rec)
       .then(
         () => this.finish(id, undefined),
         (e: Error) => {

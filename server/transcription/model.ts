@@ -66,9 +66,13 @@ export interface TaskRecord {
   source:
     | { kind: 'storage'; file_id: string; md5: string; filetype: string; size: number }
     | { kind: 'external' }
+    /** An external URL fetched (--fetch-external-audio): the MD5 and size of what came back. */
+    | { kind: 'fetched'; md5: string; filetype: string; size: number }
     | { kind: 'unavailable'; message: string };
-  /** Filled once the audio was read (storage files only). */
+  /** Filled once the audio was read (storage files, and fetched ones). */
   audio?: AudioInfo;
+  /** An external URL is being fetched (--fetch-external-audio): the task waits for it. */
+  fetching?: true;
   /** Fault-rule outcome: the state the task ends in (or stays in) instead of SUCCESS. */
   outcome?: Override;
   /** Control-API pin: the status from now on, whatever the timeline says. */

@@ -7,7 +7,9 @@ import type { CoreDeps, Lifecycle } from '../services.js';
 import { PagedSweep } from '../store/pagedSweep.js';
 import type { Collection } from '../store/store.js';
 import { storedEngineAudio } from './engineAudio.js';
+import type { EngineAudio } from './engineClient.js';
 import { type EngineSettings, EngineWork, planEngine } from './engineWork.js';
+import { ExternalFetches, refetchedAudio } from './fetchTask.js';
 import {
   type AdminTask,
   normalizeParams,
@@ -69,6 +71,7 @@ export class TranscriptionService implements Lifecycle {
   private readonly results = new Map<string, Heard>();
   private readonly clockOf: ClockOf;
   private readonly engines: EngineWork;
+  private readonly fetches: ExternalFetches;
 
   constructor(
     private readonly deps: CoreDeps,
@@ -83,9 +86,10 @@ export class TranscriptionService implements Lifecycle {
       deps.store,
       this.tasks,
       this.clockOf,
-      (r) => storedEngineAudio(opts.files, r),
+      (r) => this.engineAudio(r),
       deps.logger,
     );
+    this.fetches = new ExternalFetches(this.tasks, deps.config.fetchAllowPrivate, this.engines, deps.logger);
   }
 
   /** The app's own `transcriber` when it has one (`none`: no engine), else --transcriber. */
@@ -144,10 +148,14 @@ export class TranscriptionService implements Lifecycle {
       source,
       ...(outcome ? { outcome } : {}),
       ...(engine && source.kind === 'storage' ? { engine: planEngine(source.md5, params, engine) } : {}),
+      ...(source.kind === 'external' && this.deps.config.fetchExternalAudio
+        ? { fetching: true as const }
+        : {}),
     };
     await this.tasks.put(rec.transcription_id, rec);
-    // Read the audio now, in the background (then hand it to the engine, if any): the answer
-    // does not wait for either.
+    // Read (or fetch) the audio now, in the background (then hand it to the engine, if any):
+    // the answer does not wait for either.
+    this.fetches.start(rec, engine);
     if (source.kind === 'storage')
       this.audio
         .withAudio(rec)
@@ -163,7 +171,9 @@ export class TranscriptionService implements Lifecycle {
     if (!stored || stored.client_id !== app.client_id) throw notFound();
     const rec = await this.audio.withAudio(stored);
     await this.dropIfExpired(rec);
-    // A task still waiting for its engine (e.g. after a restart) gets it started; never waited for.
+    // A task still waiting for its fetch or engine (e.g. after a restart) gets it started;
+    // never waited for.
+    this.fetches.start(rec, this.engineFor(app));
     this.startEngine(rec);
     const view = this.view(rec);
     const data = view.status === 'SUCCESS' ? await this.result(rec, this.shapeFor(app)) : {};
@@ -249,7 +259,16 @@ export class TranscriptionService implements Lifecycle {
 
   /** Engine work for a task whose audio was read and found usable; never waited for. */
   private startEngine(rec: TaskRecord): void {
-    if (rec.engine && !rec.engine_done && rec.audio?.ok) this.engines.kick(rec);
+    if (rec.engine && !rec.engine_done && rec.audio?.ok) void this.engines.kick(rec);
+  }
+
+  /** A task's audio for its engine: stored, just fetched, or fetched again after a restart. */
+  private engineAudio(rec: TaskRecord): Promise<EngineAudio> {
+    const kept = this.fetches.fileOf(rec.transcription_id);
+    if (kept) return Promise.resolve(kept);
+    if (rec.source.kind === 'fetched')
+      return refetchedAudio(rec.file_url, this.deps.config.fetchAllowPrivate);
+    return storedEngineAudio(this.opts.files, rec);
   }
 
   /** The expired-task sweep has more tasks to look at this round. */
@@ -266,15 +285,15 @@ export class TranscriptionService implements Lifecycle {
   }
 
   private async result(rec: TaskRecord, shape: ResultShape): Promise<Result> {
-    const audioKey = rec.source.kind === 'storage' ? `md5:${rec.source.md5}` : `url:${rec.file_url}`;
+    const md5 = rec.source.kind === 'storage' || rec.source.kind === 'fetched' ? rec.source.md5 : undefined;
+    const audioKey = md5 ? `md5:${md5}` : `url:${rec.file_url}`;
     const input: ResultInput = {
       seed: this.deps.config.seed ?? RESULT_SEED,
       audioKey,
       duration: taskDuration(rec),
       params: rec.params,
     };
-    const attached =
-      rec.source.kind === 'storage' ? await this.opts.transcriptFor?.(rec.source.md5) : undefined;
+    const attached = md5 ? await this.opts.transcriptFor?.(md5) : undefined;
     const engine = attached ? undefined : await this.engines.result(rec);
     return shapeResult(
       await heardFor(input, attached, engine, (i) => this.cachedFake(rec.transcription_id, i)),

@@ -13,7 +13,8 @@ export function taskDuration(rec: TaskRecord): number {
 
 function engineState(rec: TaskRecord): NonNullable<TimelineInput['engine']> {
   const done = rec.engine_done;
-  if (!done) return {};
+  // Still fetching: held like a task whose engine has not answered.
+  if (!done || rec.fetching) return {};
   return { doneMs: done.at_ms - rec.created_ms, ...(done.failure ? { failure: done.failure } : {}) };
 }
 
@@ -31,7 +32,7 @@ function timelineOf(rec: TaskRecord, cfg: StateSettings, nowMs: number): Timelin
     outcome: rec.outcome,
     pinned: rec.pinned,
     ...(rec.pinned_ms !== undefined ? { pinnedAtMs: rec.pinned_ms - rec.created_ms } : {}),
-    ...(rec.engine ? { engine: engineState(rec) } : {}),
+    ...(rec.engine || rec.fetching ? { engine: engineState(rec) } : {}),
   };
 }
 
