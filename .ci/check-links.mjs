@@ -24,7 +24,9 @@ for (const file of files) {
   }
 }
 if (dead.length > 0) {
-  console.error(`check-links: ${dead.length} link(s) point at files the package does not hold:\n  ${dead.join('\n  ')}`);
+  console.error(
+    `check-links: ${dead.length} link(s) point at files the package does not hold:\n  ${dead.join('\n  ')}`,
+  );
   process.exit(1);
 }
 console.log(`check-links: ${checked} relative links in ${files.length} files all resolve in the package`);

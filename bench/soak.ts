@@ -6,9 +6,10 @@ import { parseArgs } from 'node:util';
 import { fromRoot } from '../server/core/root.js';
 import { fmt, spawnSimulator } from './lib.js';
 import { procRss } from './simProcess.js';
+import { type HostileResult, sendHostile } from './soakHostile.js';
 import { SOAK_APPS, type SoakApp, SoakTraffic } from './soakTraffic.js';
 
-const HELP = `Usage: npm run soak [-- --seconds 60] [-- --connections 200] [-- --warmup 10] [-- --settle 5]
+const HELP = `Usage: npm run soak [-- --seconds 60] [-- --connections 200] [-- --warmup 10] [-- --settle 5] [-- --hostile 2000]
 
 Runs the built simulator (dist/) in a child process with a temporary --data-dir and drives it
 on 127.0.0.1 with mixed partner traffic (tokens, binding GET, presign + part PUT + complete,
@@ -16,18 +17,33 @@ transcription submit + get) over <connections> keep-alive connections: a warm-up
 <seconds> of traffic. Every few seconds the app not in use is reset (as test suites do), so
 stored state stays bounded and memory growth means a leak. Exits 1 unless there were 0 errors
 and the simulator's RSS after the run (and <settle> idle seconds) is within 10 % of its RSS
-after the warm-up (and the same idle time). SOAK_SECONDS in the environment sets --seconds.
+after the warm-up (and the same idle time). Then <hostile> unauthenticated 1 MB JSON requests
+of 85,000 keys each go to the user-token endpoint (each refused, each journaled): RSS after
+them must stay within 64 MiB of RSS before them (0 skips this part). SOAK_SECONDS in the
+environment sets --seconds.
 `;
 
 /** Apps take turns: while one is driven, the other is reset once its flows are done. */
 const EPOCH_MS = 2000;
 /** The run must end by itself: this much on top of its planned length, then it gives up. */
 const GRACE_MS = 60_000;
+/** Planned time per hostile request (1 MB each, parsed and refused): generous, it is a deadline. */
+const HOSTILE_MS = 500;
+/** What the hostile requests may add to RSS (issue 20: "within 64 MiB of where it started"). */
+const HOSTILE_RSS_LIMIT = 64 * 2 ** 20;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const mib = (b: number) => `${fmt(b / 2 ** 20)} MiB`;
 
-async function soak(opts: { seconds: number; connections: number; warmup: number; settle: number }) {
+interface SoakOptions {
+  seconds: number;
+  connections: number;
+  warmup: number;
+  settle: number;
+  hostile: number;
+}
+
+async function soak(opts: SoakOptions) {
   // SIGUSR2 makes the child collect garbage (gcOnSignal.ts) before its RSS is read.
   const gcHook = pathToFileURL(fromRoot('dist', 'bench', 'gcOnSignal.js')).href;
   const dataDir = await mkdtemp(join(tmpdir(), 'partner-sim-soak-'));
@@ -93,7 +109,17 @@ async function soak(opts: { seconds: number; connections: number; warmup: number
     const elapsed = (performance.now() - t0) / 1000;
     const requests = traffic.stats.requests - before;
     const rssEnd = await idleRss();
-    return { rssWarm, rssEnd, requests, rate: requests / elapsed, stats: traffic.stats };
+    let hostile: (HostileResult & { rssAfter: number }) | undefined;
+    if (opts.hostile > 0) {
+      const sent = await sendHostile(`${sim.url}/developer/api`, opts.hostile, (n) =>
+        procRss(pid).then(
+          (rss) => process.stdout.write(`hostile: ${n}/${opts.hostile} sent, RSS ${mib(rss)}\n`),
+          () => {},
+        ),
+      );
+      hostile = { ...sent, rssAfter: await idleRss() };
+    }
+    return { rssWarm, rssEnd, requests, rate: requests / elapsed, stats: traffic.stats, hostile };
   } finally {
     traffic.close();
     await sim.stop();
@@ -109,6 +135,7 @@ async function main(argv: string[]): Promise<number> {
       connections: { type: 'string', default: '200' },
       warmup: { type: 'string' },
       settle: { type: 'string', default: '5' },
+      hostile: { type: 'string', default: '2000' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -117,17 +144,24 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const seconds = Number(values.seconds);
-  const opts = {
+  const opts: SoakOptions = {
     seconds,
     connections: Number(values.connections),
     warmup: Number(values.warmup ?? Math.min(10, Math.max(1, seconds / 4))),
     settle: Number(values.settle),
+    hostile: Number(values.hostile),
   };
-  if (Object.values(opts).some((n) => !Number.isFinite(n) || n <= 0) || !Number.isInteger(opts.connections)) {
+  const { hostile: hostileCount, ...positive } = opts;
+  if (
+    Object.values(positive).some((n) => !Number.isFinite(n) || n <= 0) ||
+    !Number.isInteger(opts.connections) ||
+    !(Number.isInteger(hostileCount) && hostileCount >= 0)
+  ) {
     process.stderr.write(`soak: every option must be a positive number\n\n${HELP}`);
     return 2;
   }
-  const planned = (opts.warmup + opts.seconds + 2 * opts.settle) * 1000 + GRACE_MS;
+  const planned =
+    (opts.warmup + opts.seconds + 3 * opts.settle) * 1000 + opts.hostile * HOSTILE_MS + GRACE_MS;
   const deadline = setTimeout(() => {
     process.stderr.write(`soak: not finished after ${planned / 1000} s, giving up\n`);
     process.exit(1);
@@ -138,11 +172,20 @@ async function main(argv: string[]): Promise<number> {
   );
   const r = await soak(opts);
   const growth = r.rssEnd / r.rssWarm - 1;
-  const ok = r.stats.errors === 0 && growth <= 0.1;
+  const h = r.hostile;
+  const hostileGrowth = h ? h.rssAfter - r.rssEnd : 0;
+  const hostileOk = !h || (h.unexpected === 0 && hostileGrowth <= HOSTILE_RSS_LIMIT);
+  const ok = r.stats.errors === 0 && growth <= 0.1 && hostileOk;
   const lines = [
     `requests: ${r.requests} in ${opts.seconds} s = ${fmt(r.rate)} requests/s (${r.stats.requests} with warm-up)`,
     `errors: ${r.stats.errors}${r.stats.samples.map((s) => `\n  - ${s}`).join('')}`,
     `RSS after warm-up: ${mib(r.rssWarm)}, at end: ${mib(r.rssEnd)} (${growth >= 0 ? '+' : ''}${fmt(growth * 100)} %, target <= +10 %)`,
+    ...(h
+      ? [
+          `hostile: ${h.sent} unauthenticated 1 MB many-key requests to the user-token endpoint, ${h.unexpected} not answered 401${h.samples.map((s) => `\n  - ${s}`).join('')}`,
+          `RSS before them: ${mib(r.rssEnd)}, after: ${mib(h.rssAfter)} (${hostileGrowth >= 0 ? '+' : ''}${mib(hostileGrowth)}, target <= +64 MiB)`,
+        ]
+      : []),
     `=> ${ok ? 'OK' : 'MISSED'}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

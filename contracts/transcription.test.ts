@@ -111,9 +111,10 @@ contractSuite('transcription', () => {
       expect(errorCode(none)).toBe('MISSING_CREDENTIALS');
       const unknown = await submit(t, json, 401, { ...t.app, client_id: t.uniqueId('nobody') });
       expect(errorCode(unknown)).toBe('CLIENT_NOT_FOUND');
-      // The secret key is not the API key.
+      // The secret key is not the API key. Answered as an unknown id: no client-id enumeration.
       const wrong = await submit(t, json, 401, { ...t.app, api_key: t.app.secret_key });
-      expect(errorCode(wrong)).toBe('INVALID_API_KEY');
+      expect(errorCode(wrong)).toBe('CLIENT_NOT_FOUND');
+      expect(wrong.body).toEqual(unknown.body);
     },
   );
 

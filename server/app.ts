@@ -26,6 +26,9 @@ export interface AppDeps extends CoreDeps {
 
 export { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX };
 
+/** The storage prefix in any case, followed by a path, a query or nothing. */
+const STORAGE_ANY_CASE = new RegExp(`^${STORAGE_PREFIX}(?=/|\\?|$)`, 'i');
+
 const surface =
   (s: SimLocals['surface'], region?: Region): RequestHandler =>
   (_req, res, next) => {
@@ -49,8 +52,13 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // One path rule everywhere (docs/architecture.md "Paths"): case-sensitive, as the live
+  // service is; set before the first `use`, which builds the app's router. Every Router
+  // below says so too (a Router does not inherit the app's setting).
+  app.set('case sensitive routing', true);
   const control = controlHooks(services);
-  const storage = Router();
+  // Strict too: a presigned URL's path is what was signed, trailing slash included.
+  const storage = Router({ caseSensitive: true, strict: true });
   mountOperations(storage, apiSpec(), apiHandlers, {
     services,
     include: (op) => op.storage,
@@ -58,12 +66,21 @@ export function createApp(deps: AppDeps): express.Express {
     validateRequests: false,
     beforeAuth: [...control.storage, ...(deps.hooks?.beforeAuth ?? [])],
   });
-  // S3 names an unknown key NoSuchKey: the storage host speaks only codes of its enum.
-  const noSuchKey: RequestHandler = () => {
+  // S3 checks a signed request's signature before it looks up the key, and the signature
+  // covers the path: a signed URL whose path was changed (case, a trailing slash) is
+  // SignatureDoesNotMatch. Unsigned, an unknown key is NoSuchKey (only codes of its enum).
+  const storageMiss: RequestHandler = (req) => {
+    const q = req.originalUrl.indexOf('?');
+    if (q >= 0 && new URLSearchParams(req.originalUrl.slice(q + 1)).has('X-Amz-Signature')) {
+      throw SimError.forbidden(
+        'SignatureDoesNotMatch',
+        'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+      );
+    }
     throw SimError.notFound('NoSuchKey', 'The specified key does not exist.');
   };
 
-  const api = Router();
+  const api = Router({ caseSensitive: true });
   api.use(transcriptionSlashRedirects(config.publicUrl));
   const apiOperations = mountOperations(api, apiSpec(), apiHandlers, {
     services,
@@ -89,13 +106,16 @@ export function createApp(deps: AppDeps): express.Express {
       operationDispatcher(API_PREFIXES, apiOperations, (p) => slashRedirectTarget(p) !== undefined),
     ),
   );
-  app.use(STORAGE_PREFIX, surface('storage'), storage, noSuchKey);
+  app.use(STORAGE_PREFIX, surface('storage'), storage, storageMiss);
+  // The storage prefix in another case (`/STORAGE/…`) is still the storage host, as a host
+  // name would be, but no signed path starts so: the rule above answers it.
+  app.use(STORAGE_ANY_CASE, surface('storage'), storageMiss);
   for (const [prefix, region] of API_PREFIXES) app.use(prefix, surface('api', region), api);
 
   // The dashboard's page and assets hold no data: reachable without the admin token; the
   // page's own data calls go through the guarded control API below.
   app.use(`${ADMIN_PREFIX}/ui`, surface('admin'), dashboardRouter());
-  const admin = Router();
+  const admin = Router({ caseSensitive: true });
   // Host, Origin, admin token and JSON-only checks run before any body is read.
   admin.use(adminGuard(config));
   mountOperations(admin, adminSpec(), adminHandlers, {

@@ -125,6 +125,21 @@ describe('parseConfig', () => {
     expect(parseConfig({ 'public-url': 'http://sim.local:8080/' }).publicUrl).toBe('http://sim.local:8080');
   });
 
+  it('reads the connection limits, durations included, and refuses a zero', () => {
+    expect(parseConfig({})).toMatchObject({
+      maxConnections: 2048,
+      headersTimeoutMs: 20_000,
+      bodyTimeoutMs: 30_000,
+    });
+    const c = parseConfig(
+      { 'headers-timeout': '5s', 'max-connections': '64' },
+      { PARTNER_SIM_BODY_TIMEOUT: '1500' },
+    );
+    expect(c).toMatchObject({ maxConnections: 64, headersTimeoutMs: 5000, bodyTimeoutMs: 1500 });
+    expect(() => parseConfig({ 'max-connections': '0' })).toThrow(/--max-connections must be at least 1/);
+    expect(() => parseConfig({ 'body-timeout': 'soon' })).toThrow(/--body-timeout/);
+  });
+
   it('reads --allowed-hosts as a comma list of host names, and refuses what is not one', () => {
     expect(parseConfig({}).allowedHosts).toEqual([]);
     expect(parseConfig({ 'allowed-hosts': ' Sim, ci-sim:4010,,[::2]' }).allowedHosts).toEqual([

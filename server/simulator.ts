@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { type AppDeps, createApp } from './app.js';
@@ -8,14 +8,18 @@ import { createLogger } from './core/logger.js';
 import { Random } from './core/random.js';
 import { Instance } from './domain/instance.js';
 import { answerClientError } from './http/clientError.js';
+import { guardedServer } from './http/connectionGuard.js';
 import { createServices, type Services, seedAll } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 import { validatorsFor } from './spec/validators.js';
-import { removeOrphans } from './storage/recovery.js';
+import { StorageRecovery } from './storage/recovery.js';
 import { openStore } from './store/openStore.js';
 
 /** An unfinished blob of a shared store this old was abandoned (no PUT streams for an hour). */
 const UNFINISHED_AFTER_MS = 3_600_000;
+
+/** Storage recovery begins this long after listening, with the file store's background load. */
+const RECOVER_AFTER_MS = 1000;
 
 export interface Simulator {
   app: express.Express;
@@ -23,6 +27,8 @@ export interface Simulator {
   config: Config;
   /** Background sweeps of stale state; the running simulator starts its timer. */
   housekeeper: Housekeeper;
+  /** The clean-up of what a crash left in storage: `startSimulator` schedules it, `done()` awaits it. */
+  recovery: StorageRecovery;
   /** Stop housekeeping, flush and close the store (after the HTTP server stopped). */
   close(): Promise<void>;
 }
@@ -52,12 +58,16 @@ export async function createSimulator(
     // Other instances may be serving: only what was left unfinished an hour ago is garbage.
     const chunks = await services.storage.blobs.removeUnfinished?.(UNFINISHED_AFTER_MS);
     if (chunks) logger.info({ chunks }, 'removed blob chunks an interrupted instance left behind');
-  } else {
-    // Before listening: what a crash left half-written goes while no request can be using it.
-    const orphans = await removeOrphans(services.storage);
-    if (orphans.blobs + orphans.parts > 0)
-      logger.info(orphans, 'removed storage left behind by an interrupted run');
   }
+  // What a crash left behind in storage, looked for once listening (startSimulator): reading
+  // every stored record first would make start-up grow with them. Only where this process
+  // alone writes: a shared store's leftovers are removed above, and its ghost sessions (cut
+  // completions) already count as gone and go with the abandoned-upload sweep.
+  const recovery = new StorageRecovery(services.storage, {}, (r) => {
+    if (r instanceof Error) logger.warn({ err: r }, 'storage recovery failed');
+    else if (r.ghosts + r.parts + r.blobs > 0)
+      logger.info(r, 'removed storage left behind by an interrupted run');
+  });
   if (!instance.seeded) await seedAll(services, config.fixturesDir);
   const app = createApp({ ...deps, ...extra, services });
   const housekeeper = new Housekeeper(
@@ -88,7 +98,9 @@ export async function createSimulator(
     services,
     config,
     housekeeper,
+    recovery,
     close: async () => {
+      await recovery.stop();
       await housekeeper.stop();
       await store.flush();
       await store.close();
@@ -100,6 +112,11 @@ export interface RunningSimulator extends Simulator {
   server: Server;
   /** e.g. http://127.0.0.1:4010 */
   url: string;
+  /**
+   * With --https: the same port's https:// address, the local CA's certificate file (what
+   * clients trust) and the proxy address (HTTPS_PROXY), the same host and port as `url`.
+   */
+  https?: { url: string; caCertPath: string; proxy: string };
   stop(): Promise<void>;
 }
 
@@ -109,9 +126,34 @@ export async function startSimulator(
   extra: Pick<AppDeps, 'hooks'> = {},
 ): Promise<RunningSimulator> {
   const sim = await createSimulator(config, extra);
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = sim.app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
-    s.once('error', reject);
+  let warned = 0;
+  const guarded = (listener: RequestListener) =>
+    guardedServer(listener, config, (open) => {
+      // Once a minute at most: a flood must not flood the log too.
+      if (Date.now() - warned < 60_000) return;
+      warned = Date.now();
+      sim.services.deps.logger.warn(
+        { open, max: config.maxConnections },
+        'connection cap reached, every connection busy: refusing new ones with 503 (--max-connections)',
+      );
+    });
+  // --https: one port for plain HTTP, TLS and the proxy (loaded only then: node-forge and all),
+  // on the same guarded server, so its caps and timeouts hold for decrypted connections too.
+  const secure = config.https
+    ? await (await import('./net/httpsListener.js')).httpsListener(
+        sim.app,
+        config,
+        sim.services.deps.logger,
+        guarded,
+      )
+    : undefined;
+  const server = secure?.server ?? guarded(sim.app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   server.on('clientError', answerClientError);
   // Warm the validators once listening: the first request then pays nothing extra, and
@@ -124,15 +166,26 @@ export async function startSimulator(
   // after 5 s: a request sent on a socket the server is closing at that moment fails with
   // "socket hang up". Outliving the clients' idle timeout leaves the close to them.
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   sim.housekeeper.start();
+  if (!sim.services.deps.store.shared) sim.recovery.schedule(RECOVER_AFTER_MS);
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (secure) secure.table.port = port;
   let stopping: Promise<void> | undefined;
   return {
     ...sim,
     server,
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: `http://${authority}`,
+    ...(secure
+      ? {
+          https: {
+            url: `https://${authority}`,
+            caCertPath: secure.ca.certPath,
+            proxy: `http://${authority}`,
+          },
+        }
+      : {}),
     stop() {
       stopping ??= (async () => {
         // Hung and delayed fault responses would otherwise hold the close for 2 s.

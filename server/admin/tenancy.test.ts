@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { putPart, startUpload } from '../client/steps.js';
+import { completeUpload, putPart, startUpload } from '../client/steps.js';
 import { bearer, exchangeToken, http, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 
@@ -137,6 +137,38 @@ describe('a journal per app', () => {
   });
 });
 
+describe('unverified claims', () => {
+  it('many forged claims on an app evict none of its entries, nor other strays; listings filter them', async () => {
+    const a = await newApp('job-a-app');
+    await exchangeToken(sim.api, a);
+    await exchangeToken(sim.api, a);
+    await http('GET', `${sim.api}/no/such/path`);
+    for (let i = 0; i < 12; i++) {
+      const r = await http('POST', `${sim.api}/open/partner/ai/transcriptions/`, {
+        headers: { 'x-client-id': a.client_id, 'x-client-api-key': 'forged-key' },
+        json: { file_url: 'https://example.com/a.mp3' },
+      });
+      expect(r.status).toBe(401);
+    }
+    type Entry = { status: number; client_id: string | null; unverified?: boolean };
+    const list = async (q: string) => (await http('GET', `${sim.admin}/requests${q}`)).body as Entry[];
+    const real = await list(`?client_id=${a.client_id}&unverified=false`);
+    expect(real.map((e) => [e.status, e.unverified])).toEqual([
+      [200, undefined],
+      [200, undefined],
+    ]);
+    const forged = await list(`?client_id=${a.client_id}&unverified=true`);
+    // The journal keeps 5 per ring: the newest 5 claims, in the app's unverified ring.
+    expect(forged).toHaveLength(5);
+    expect(forged.every((e) => e.unverified === true && e.status === 401)).toBe(true);
+    // The stray request of no app was not pushed out by them.
+    expect((await list('')).filter((e) => e.client_id === null && e.status === 404)).toHaveLength(1);
+    // Clearing the app clears its claims too.
+    await http('DELETE', `${sim.admin}/requests?client_id=${a.client_id}`);
+    expect(await list(`?client_id=${a.client_id}`)).toEqual([]);
+  });
+});
+
 describe('DELETE /__admin/apps/{client_id}', () => {
   it('removes the app and everything it owns; another app is untouched', async () => {
     const a = await newApp('job-a-app');
@@ -174,5 +206,33 @@ describe('DELETE /__admin/apps/{client_id}', () => {
     );
 
     expect((await http('DELETE', `${sim.admin}/apps/${a.client_id}`)).status).toBe(404);
+  });
+
+  it("a deleted app's tokens stay dead when an app with the same client_id is created again", async () => {
+    const old = await userToken(sim.api, await newApp('job-a-app'));
+    expect((await http('DELETE', `${sim.admin}/apps/job-a-app`)).status).toBe(204);
+    const again = await newApp('job-a-app');
+    const fresh = await userToken(sim.api, again);
+    // The new app's user (same user id, so the same account) starts an upload and sends its part.
+    const up = await startUpload(sim.api, fresh.user, 10);
+    const part = await putPart(up.Parts[0]!.PresignedUrl, Buffer.alloc(10, 1));
+    expect(part.status).toBe(200);
+
+    const users = await http('POST', `${sim.api}/open/partner/users/access-token`, {
+      headers: bearer(old.partner),
+      json: { user_id: 'partner-user-0001' },
+    });
+    expect(users.status).toBe(401);
+    expect(users.body.detail).toBe('CLIENT_USER_NOT_FOUND');
+    expect((await binding(old.user)).status).toBe(401);
+    const finish = (token: string) =>
+      completeUpload(sim.api, token, {
+        file_id: up.FileId,
+        upload_id: up.UploadId,
+        part_list: [{ PartNumber: 1, ETag: part.etag! }],
+      });
+    expect((await finish(old.user)).status).toBe(401);
+    // The new incarnation's own tokens work, and the upload is still the new user's to finish.
+    expect((await finish(fresh.user)).status).toBe(200);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { completeUpload, md5hex, putPart, startUpload } from '../client/steps.js';
+import { uploadAll } from '../client/upload.js';
 import { basicAuth, bearer, DEMO_US, exchangeToken, http, OTHER_US, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 
@@ -95,6 +96,31 @@ describe('fault rules: statuses', () => {
     expect(r.headers.get('content-type')).toContain('application/xml');
     expect(r.text).toContain('<Code>ServiceUnavailable</Code>');
     expect((await putPart(s.Parts[0]!.PresignedUrl, Buffer.alloc(10))).status).toBe(200);
+  });
+
+  it('treats HEAD of a file as headFile, for rules and the journal, apart from downloadFile', async () => {
+    const { user } = await userToken(sim.api, DEMO_US);
+    const file = await uploadAll(sim.api, user, 10, (_p, n) => new Uint8Array(n).fill(3));
+    await http('DELETE', `${sim.admin}/requests`);
+    await addFault({ operation: 'headFile', status: 503, times: 1 });
+    expect((await fetch(file.DownloadUrl)).status).toBe(200);
+    expect((await fetch(file.DownloadUrl, { method: 'HEAD' })).status).toBe(503);
+    expect((await fetch(file.DownloadUrl, { method: 'HEAD' })).status).toBe(200);
+    await addFault({ operation: 'downloadFile', status: 502, times: 1 });
+    expect((await fetch(file.DownloadUrl, { method: 'HEAD' })).status).toBe(200);
+    expect((await fetch(file.DownloadUrl)).status).toBe(502);
+    const journal = await http('GET', `${sim.admin}/requests?client_id=${DEMO_US.client_id}`);
+    const ops = (journal.body as { operation: string; method: string; status: number }[])
+      .filter((e) => e.operation === 'headFile' || e.operation === 'downloadFile')
+      .map((e) => `${e.method} ${e.operation} ${e.status}`)
+      .reverse();
+    expect(ops).toEqual([
+      'GET downloadFile 200',
+      'HEAD headFile 503',
+      'HEAD headFile 200',
+      'HEAD headFile 200',
+      'GET downloadFile 502',
+    ]);
   });
 });
 

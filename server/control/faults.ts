@@ -49,7 +49,7 @@ interface StoredFault extends Fault {
 export class FaultService {
   /** Mirrored: every request of the partner API looks for its rules. */
   private readonly rules: MirroredCollection<StoredFault>;
-  /** Where a request looks for its rules: only those of its operation and app (faultIndex.ts). */
+  /** Where a request looks for its rules: only those that could match it (faultIndex.ts). */
   private readonly index: FaultIndex<StoredFault>;
   private readonly streams = new Map<string, Random>();
   private readonly held = new Set<() => void>();
@@ -90,11 +90,22 @@ export class FaultService {
     return this.rules.size;
   }
 
-  /** Rules in creation order; with `clientId`, only those scoped to that app. */
-  list(clientId?: string): Fault[] {
-    return this.ordered()
-      .filter((r) => clientId === undefined || r.match?.client_id === clientId)
-      .map(publicView);
+  /**
+   * One page of the rules in creation order (with `clientId`, only those scoped to that app),
+   * after the rule numbered `afterSeq`; `next` is the number to go on after. Rules live in
+   * every instance's mirror, so the page is cut from memory.
+   */
+  page(q: { clientId?: string | undefined; afterSeq?: number | undefined; limit: number }): {
+    items: Fault[];
+    next?: number;
+  } {
+    const rules = this.ordered().filter(
+      (r) =>
+        (q.clientId === undefined || r.match?.client_id === q.clientId) &&
+        (q.afterSeq === undefined || r.seq > q.afterSeq),
+    );
+    const items = rules.slice(0, q.limit);
+    return { items: items.map(publicView), ...(rules.length > q.limit ? { next: items.at(-1)!.seq } : {}) };
   }
 
   async delete(id: string): Promise<void> {
@@ -115,7 +126,7 @@ export class FaultService {
    */
   async pick(subject: FaultSubject): Promise<FaultEffect | undefined> {
     const rule = await this.take(
-      this.index.candidates(subject.operation, subject.client_id),
+      this.index.candidates(subject),
       (r) => !r.transcription_outcome && matches(r, subject),
     );
     if (!rule) return undefined;
@@ -138,7 +149,7 @@ export class FaultService {
     clientId: string,
   ): Promise<{ status: TranscriptionOutcome; message?: string } | undefined> {
     const rule = await this.take(
-      this.index.candidates('createTranscription', clientId),
+      this.index.outcomes(clientId),
       (r) =>
         r.transcription_outcome !== undefined &&
         (r.match?.client_id === undefined || r.match.client_id === clientId),

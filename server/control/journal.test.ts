@@ -4,7 +4,8 @@ import { Journal } from '../store/memoryJournal.js';
 import { basicAuth, bearer, DEMO_US, exchangeToken, http, OTHER_US, userToken } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';
 import { useTestServers } from '../testing/useTestServers.js';
-import { REDACTED, redactHeaders, scrub, summarizeBody } from './redact.js';
+import { summarizeBody } from './entryBounds.js';
+import { REDACTED, redactHeaders, scrub } from './redact.js';
 
 const servers = useTestServers();
 const start = servers.start;

@@ -4,9 +4,10 @@ import { beforeEnd } from '../http/beforeEnd.js';
 import { claimedClientId } from '../http/claimedClientId.js';
 import { type SimLocals, simLocals } from '../http/types.js';
 import type { Services } from '../services.js';
-import type { DeferredEntry, JournalEntry } from '../store/store.js';
+import { type DeferredEntry, type JournalEntry, unverifiedRing } from '../store/store.js';
+import { boundEntry, retainedHeaders, retainedUrl, summarizeBody } from './entryBounds.js';
 import { requestClientId } from './faultHook.js';
-import { redactHeaders, scrub, summarizeBody } from './redact.js';
+import { redactHeaders, scrub } from './redact.js';
 import { TrafficSummary } from './trafficSummary.js';
 
 export type Surface = 'api' | 'storage' | 'admin';
@@ -44,7 +45,7 @@ class Recording implements DeferredEntry {
   private headers: Request['headers'] = {};
   private latencyMs = 0;
   private error: string | undefined;
-  private unverified = false;
+  unverified = false;
   private body: ReturnType<typeof summarizeBody>;
   private region: SimLocals['region'] | undefined;
   private faultId: string | null = null;
@@ -82,16 +83,17 @@ class Recording implements DeferredEntry {
     const sim = simLocals(res);
     const { surface } = this;
     this.latencyMs = Math.round((performance.now() - this.started) * 100) / 100;
-    const owner = surface === 'admin' ? {} : ownerOf(found, req, res, status);
+    const owner = surface === 'admin' ? {} : ownerOf(this.ctx.services, found, req, res, status);
     this.status = status;
     this.error = error;
     this.client_id = owner.clientId ?? null;
     this.unverified = owner.unverified === true;
     this.method = req.method;
-    this.originalUrl = req.originalUrl;
-    this.headers = req.headers;
-    // Parsed bodies are summarised now: keeping them until the entry is built could hold
-    // megabytes per entry. Everything else kept is small and built into text later.
+    // Bounded now (entryBounds.ts): whatever the request sent, an entry kept until someone
+    // lists it holds a few KiB. Parsed bodies are summarised now: keeping them until the entry
+    // is built could hold megabytes per entry. The rest is built into text later.
+    this.originalUrl = retainedUrl(req.originalUrl);
+    this.headers = retainedHeaders(req);
     this.body = summarizeBody(req.body, req.headers);
     this.operation = sim.op?.id ?? null;
     this.region = sim.region;
@@ -140,7 +142,7 @@ class Recording implements DeferredEntry {
       ...(this.warnings ? { warnings: this.warnings } : {}),
     };
     if (this.body !== undefined) entry.body_summary = this.body;
-    return entry;
+    return boundEntry(entry);
   }
 }
 
@@ -233,15 +235,24 @@ interface Owner {
 /**
  * Which app a request belongs to. Verified: its credentials passed, or (storage) the signed
  * URL of one of the app's uploads was accepted. Otherwise the id it claimed, marked
- * `unverified`, always in the no-app ring: anyone can claim an id, so such requests must not
- * evict the app's own entries (or create rings); listing an app's journal still shows them.
+ * `unverified`: anyone can claim an id, so such requests never evict the app's own entries.
+ * They go to the claimed app's unverified ring, or the no-app ring when no such app exists
+ * (so claims cannot create rings); listing an app's journal still shows them.
  */
-function ownerOf(found: string | undefined, req: Request, res: Response, status: number): Owner {
+function ownerOf(
+  services: Services,
+  found: string | undefined,
+  req: Request,
+  res: Response,
+  status: number,
+): Owner {
   const refusedUrl = simLocals(res).op?.storage && status === 403;
   if (found !== undefined && !refusedUrl) return { clientId: found, ring: found };
   const claimed = found ?? claimedClientId(req);
   if (claimed === undefined || claimed === '') return {};
-  return { clientId: claimed, ring: undefined, unverified: true };
+  // Anyone can claim any id, up to a header's size: kept no longer than an app's id can be.
+  const ring = services.apps.get(claimed) ? unverifiedRing(claimed) : undefined;
+  return { clientId: claimed.slice(0, 256), ring, unverified: true };
 }
 
 /**

@@ -30,10 +30,12 @@ export function surfaceClassifier(
   const storage = spellings(storagePrefix);
   const admin = spellings(adminPrefix);
   const api = apiPrefixes.map(spellings);
+  // The storage host answers its prefix in any case (app.ts): so does its journal.
+  const storageAnyCase = new RegExp(`^${storagePrefix}(?:[/?]|$)`, 'i');
   return (url) => {
     if (under(url, storage)) return 'storage';
     if (under(url, admin)) return 'admin';
     for (const p of api) if (under(url, p)) return 'api';
-    return undefined;
+    return storageAnyCase.test(url) ? 'storage' : undefined;
   };
 }

@@ -78,7 +78,7 @@ export function apiDocs(publicUrl: string | undefined): Router {
   const assets = `${DOCS_PATH}/assets/${version}`;
   const html = page(assets);
   const csp = docsCsp(publicUrl);
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   router.get(DOCS_PATH, (_req, res) => {
     res.set({ 'Content-Security-Policy': csp, 'Cache-Control': 'no-cache' }).type('html').send(html);
   });

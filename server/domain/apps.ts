@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
 import type { components } from '../spec/admin-types.js';
+import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { MirroredCollection, Store } from '../store/store.js';
 
 type AdminSchemas = components['schemas'];
@@ -17,6 +18,9 @@ export type PartnerApp = AdminSchemas['PartnerApp'];
 
 export type NewApp = Partial<PartnerApp>;
 
+/** What an unknown client id's key is compared with (never equal: no app has an empty key). */
+const NO_KEY = '';
+
 /** Compare secrets in constant time so a timing probe cannot guess them. */
 export function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -31,12 +35,14 @@ export function sameSecret(a: string, b: string): boolean {
 export class AppRegistry {
   /** Mirrored: every request authenticates against it. */
   private readonly apps: MirroredCollection<PartnerApp>;
+  private readonly incarnations: Random;
 
   constructor(
     store: Store,
     private readonly random: Random,
   ) {
     this.apps = store.mirrored<PartnerApp>('apps');
+    this.incarnations = random.fork('incarnations');
   }
 
   get(clientId: string): PartnerApp | undefined {
@@ -45,6 +51,11 @@ export class AppRegistry {
 
   list(): PartnerApp[] {
     return [...this.apps.peekAll()];
+  }
+
+  /** One page of the apps in `client_id` order (the control API's listing). */
+  page(q: PageQuery): Promise<Page<PartnerApp>> {
+    return recordPage(this.apps, (a) => a.client_id, q);
   }
 
   async create(input: NewApp): Promise<PartnerApp> {
@@ -63,6 +74,8 @@ export class AppRegistry {
       strict_params: input.strict_params ?? false,
       // No default: an app without its own engine follows --transcriber.
       ...(input.transcriber ? { transcriber: input.transcriber } : {}),
+      // Its own stream: drawing it does not shift the ids and keys a seeded run generates.
+      incarnation: this.incarnations.hex(8),
     };
     // insert: of two instances creating the same id at once, one gets the 409.
     if (!(await this.apps.insert(client_id, app))) throw exists();
@@ -86,14 +99,19 @@ export class AppRegistry {
     return app;
   }
 
-  /** X-Client-Id / X-Client-Api-Key → the app. */
+  /**
+   * X-Client-Id / X-Client-Api-Key → the app, or 401 CLIENT_NOT_FOUND. One answer (code,
+   * message, and a key comparison either way) for an unknown id, another region's app and a
+   * wrong key, as for Basic credentials: the check must not tell which client ids exist.
+   */
   authenticateApiKey(clientId: string, apiKey: string, region: Region): PartnerApp {
     const app = this.apps.peek(clientId);
-    if (!app || app.region !== region) {
-      throw SimError.unauthorized('CLIENT_NOT_FOUND', 'Unknown client id for this region');
+    const known = app !== undefined && app.region === region;
+    // Compared even for an unknown id, so the time taken does not tell either.
+    const keyOk = sameSecret(known ? app.api_key : NO_KEY, apiKey);
+    if (!known || !keyOk) {
+      throw SimError.unauthorized('CLIENT_NOT_FOUND', 'Unknown client id or wrong API key for this region');
     }
-    if (!sameSecret(app.api_key, apiKey))
-      throw SimError.unauthorized('INVALID_API_KEY', 'Wrong API key for this client');
     return app;
   }
 }

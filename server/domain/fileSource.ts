@@ -22,8 +22,12 @@ export type FileLookup =
 
 /** The simulator's own storage, as the transcription service reads it (never over HTTP). */
 export interface FileSource {
-  /** Resolve a URL: undefined when it is not a URL of this storage; else checked as S3 would. */
-  lookup(fileUrl: string): Promise<FileLookup | undefined>;
+  /**
+   * Resolve a URL: undefined when it is not a URL of this storage; else checked as S3 would.
+   * A URL is of this storage when it carries one of its credentials, or when it is on
+   * `ownUrl` (the simulator's own address) under the storage prefix, signed or not.
+   */
+  lookup(fileUrl: string, ownUrl?: string): Promise<FileLookup | undefined>;
   /**
    * A file a URL already resolved to, by id, without the URL's signature or expiry: a task
    * reads its audio after the submission (or after a restart), when the URL may have expired.

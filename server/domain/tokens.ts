@@ -16,6 +16,8 @@ export interface TokenClaims extends JwtClaims {
   /** `client_user_<uuid>` on user tokens; the client id on partner tokens. */
   sub: string;
   jti: string;
+  /** The app's `incarnation` when the token was minted (absent on tokens of older apps). */
+  app_inc?: string;
 }
 
 interface RefreshRecord {
@@ -69,7 +71,12 @@ export class TokenService {
     return sub;
   }
 
-  private sign(use: TokenUse, app: { client_id: string; region: Region }, sub: string, ttlS: number): string {
+  private sign(
+    use: TokenUse,
+    app: { client_id: string; region: Region; incarnation?: string | undefined },
+    sub: string,
+    ttlS: number,
+  ): string {
     const iat = epochSeconds(this.clockOf(app.client_id).now());
     return signJwt(
       {
@@ -80,6 +87,7 @@ export class TokenService {
         iat,
         exp: iat + ttlS,
         jti: this.random.hex(8),
+        ...(app.incarnation ? { app_inc: app.incarnation } : {}),
       },
       this.secret,
     );
@@ -121,8 +129,10 @@ export class TokenService {
   issueUserToken(partner: TokenClaims, userId: string, expiresIn: number | undefined) {
     const ttl = expiresIn ?? this.settings.userTtlS;
     const sub = TokenService.userSub(partner.client_id, userId);
+    // The partner token was checked against the app's incarnation: the user token inherits it.
+    const app = { client_id: partner.client_id, region: partner.region, incarnation: partner.app_inc };
     return {
-      access_token: this.sign('user', partner, sub, ttl),
+      access_token: this.sign('user', app, sub, ttl),
       token_type: 'bearer' as const,
       expires_in: ttl,
     };
@@ -145,10 +155,19 @@ export class TokenService {
     }
     if (claims.exp * 1000 <= this.clockOf(claims.client_id).now())
       throw SimError.unauthorized('TOKEN_EXPIRED', 'Token has expired');
-    if (claims.region !== region || !this.apps.get(claims.client_id)) {
+    if (claims.region !== region) {
       throw SimError.unauthorized(
         'CLIENT_USER_NOT_FOUND',
         `Token was not issued by the ${region.toUpperCase()} region`,
+      );
+    }
+    // Minted for this app as it is now: not for a deleted app, nor for an earlier app that
+    // had the same client_id (an app created before incarnations existed has none).
+    const app = this.apps.get(claims.client_id);
+    if (!app || (app.incarnation ?? undefined) !== claims.app_inc) {
+      throw SimError.unauthorized(
+        'CLIENT_USER_NOT_FOUND',
+        'Token was issued to an app that no longer exists',
       );
     }
     if (claims.token_use !== use) {

@@ -75,7 +75,12 @@ export function mountOperations(
   const sendOpts = { config, spec };
   const beforeAuth = opts.beforeAuth ?? [];
   const afterAuth = opts.afterAuth ?? [];
-  for (const op of spec.operations.values()) {
+  // HEAD operations first: Express answers HEAD with a path's GET route when that comes
+  // first, and the request would then be faulted and journaled as the GET operation.
+  const ops = [...spec.operations.values()].sort(
+    (a, b) => Number(b.method === 'head') - Number(a.method === 'head'),
+  );
+  for (const op of ops) {
     const handler = handlers[op.id as OpId] as Handler<OpId> | undefined;
     if (!handler || !opts.include(op)) continue;
     type Answer = { status: number; body?: unknown; headers?: Record<string, string>; warnings?: string[] };

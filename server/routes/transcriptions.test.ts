@@ -127,6 +127,24 @@ describe('credentials and ownership', () => {
     }
   });
 
+  it('answers an unknown client id and a wrong api key alike: no telling which ids exist', async () => {
+    const answers = [];
+    for (const headers of [
+      { 'x-client-id': 'nobody', 'x-client-api-key': DEMO_US.api_key },
+      { 'x-client-id': DEMO_US.client_id, 'x-client-api-key': 'wrong-key' },
+      { 'x-client-id': DEMO_US.client_id, 'x-client-api-key': DEMO_US.secret_key },
+    ]) {
+      const r = await http('POST', `${sim().api}/open/partner/ai/transcriptions/`, {
+        headers,
+        json: { file_url: externalUrl() },
+      });
+      answers.push([r.status, r.body]);
+    }
+    expect(answers[0]).toEqual([401, { detail: 'CLIENT_NOT_FOUND', message: expect.any(String) }]);
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+  });
+
   it("answers 404 with a JSON error for another app's task and for an unknown id", async () => {
     const id = (await submit(sim(), { file_url: externalUrl() })).body.transcription_id;
     for (const r of [await poll(sim(), id, OTHER_US), await poll(sim(), 'no-such-task')]) {
@@ -180,6 +198,38 @@ describe('audio on the simulator storage', () => {
     expect(messages[0]).toBe('The audio file could not be downloaded: The specified key does not exist.');
     expect(messages[1]).toMatch(/could not be downloaded.*expired/i);
     expect(messages[2]).toMatch(/could not be decoded/);
+  });
+
+  it('judges any URL on its own storage host as storage: unsigned or tampered ones fail, never pass as audio elsewhere', async () => {
+    const s = await start({ transcriptionDelay: DELAY });
+    const { user } = await userToken(s.api, DEMO_US);
+    const file = await uploadFixture(s.api, user, AUDIO_FIXTURES.mp3);
+    const url = new URL(file.DownloadUrl);
+    const bare = `${url.origin}${url.pathname}`;
+    const loopback = bare.replace('127.0.0.1', 'localhost');
+    const tampered = new URL(file.DownloadUrl);
+    tampered.searchParams.set('X-Amz-Expires', '604800');
+    const recased = `${url.origin}${url.pathname.replace('/files/', '/FILES/')}${url.search}`;
+    const noCredential = new URL(file.DownloadUrl);
+    noCredential.searchParams.delete('X-Amz-Credential');
+    const urls = [
+      bare,
+      loopback,
+      tampered.toString(),
+      recased,
+      noCredential.toString(),
+      `${url.origin}/storage/nothing`,
+    ];
+    const ids: string[] = [];
+    for (const file_url of urls) ids.push((await submit(s, { file_url })).body.transcription_id);
+    const good = (await submit(s, { file_url: file.DownloadUrl })).body.transcription_id;
+    await advance(s, DELAY);
+    for (const [i, id] of ids.entries()) {
+      const r = await poll(s, id);
+      expect(r.body, urls[i]).toMatchObject({ status: 'FAILURE', data: {} });
+      expect(r.body.message, urls[i]).toMatch(/^The audio file could not be downloaded: /);
+    }
+    expect((await poll(s, good)).body.status).toBe('SUCCESS');
   });
 
   it('fails random bytes uploaded as .mp3, .wav and .m4a, naming no path, file id or URL', async () => {

@@ -2,8 +2,8 @@ import type { Handlers } from '../http/types.js';
 
 /** Partner API: submit and poll transcription tasks (TranscriptionService does the work). */
 export const transcriptionHandlers = {
-  createTranscription: async ({ auth, body, services }) => {
-    const { task, warnings } = await services.transcriptions.accept(auth.app!, body);
+  createTranscription: async ({ auth, body, services, publicUrl }) => {
+    const { task, warnings } = await services.transcriptions.accept(auth.app!, body, publicUrl);
     return { status: 200, body: task, warnings };
   },
 

@@ -36,7 +36,7 @@ export interface paths {
         };
         /**
          * List partner apps
-         * @description Every partner app known to the simulator (fixtures and apps created at run time), with credentials and quirk switches.
+         * @description Every partner app known to the simulator (fixtures and apps created at run time), with credentials and quirk switches, in `client_id` order, a page at a time.
          */
         get: operations["listApps"];
         put?: never;
@@ -131,7 +131,7 @@ export interface paths {
         };
         /**
          * List known devices
-         * @description Every device serial number the simulator knows (fixtures, signed or put through this API).
+         * @description Every device serial number the simulator knows (fixtures, signed or put through this API), in serial order, a page at a time.
          */
         get: operations["listDevices"];
         put?: never;
@@ -218,6 +218,8 @@ export interface paths {
          * @description Read-only view of the fake S3 bucket: every upload session still stored (live or
          *     awaiting the sweep) with the parts received so far (size and the `ETag` answered),
          *     and every completed file with a fresh signed download URL (on that app's clock).
+         *     Sessions (in `upload_id` order) and files (in `file_id` order) page side by side: a
+         *     page holds up to `limit` of each, and its cursor goes on with both.
          */
         get: operations["listUploads"];
         put?: never;
@@ -237,7 +239,7 @@ export interface paths {
         };
         /**
          * List transcription tasks
-         * @description Every transcription task, optionally only those of one app.
+         * @description Every transcription task, optionally only those of one app, in `transcription_id` order, a page at a time.
          */
         get: operations["listTranscriptions"];
         put?: never;
@@ -335,7 +337,7 @@ export interface paths {
         };
         /**
          * List fault rules
-         * @description Fault rules in creation order (exhausted ones included), optionally only those scoped to one app (`match.client_id`).
+         * @description Fault rules in creation order (exhausted ones included), optionally only those scoped to one app (`match.client_id`), a page at a time.
          */
         get: operations["listFaults"];
         put?: never;
@@ -410,7 +412,7 @@ export interface paths {
         /**
          * Read the request journal
          * @description Requests the simulator received on the partner API and the storage host, newest first,
-         *     filtered by the query parameters. Secrets (Authorization, X-Client-Api-Key,
+         *     filtered by the query parameters, a page at a time (the next page holds older entries). Secrets (Authorization, X-Client-Api-Key,
          *     presigned signatures) are redacted in `headers`.
          */
         get: operations["listRequests"];
@@ -549,6 +551,12 @@ export interface components {
             etag_quotes: components["schemas"]["EtagQuotes"];
             strict_params?: components["schemas"]["StrictParams"];
             transcriber?: components["schemas"]["Transcriber"];
+            /**
+             * @description Which creation of this `client_id` the app is, new each time the app is created
+             *     (also when fixtures are loaded again by a full reset). Tokens carry it: those
+             *     minted before the app was deleted and created again answer 401.
+             */
+            readonly incarnation?: string;
         };
         ClockState: {
             /** @description The app whose clock this is; absent for the instance clock. */
@@ -811,8 +819,9 @@ export interface components {
             status: number;
             latency_ms: number;
             /**
-             * @description The app the request belongs to. Each app keeps its own `--journal-size` entries;
-             *     requests that belong to no app have their own ring.
+             * @description The app the request belongs to. Each app keeps its own `--journal-size` entries,
+             *     and as many again of requests that only claimed it (`unverified`); requests that
+             *     belong to no app (or claim one that does not exist) have their own ring.
              */
             client_id: string | null;
             /**
@@ -887,7 +896,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The request could not be read: malformed percent-encoding in the path (`InvalidURI`), or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
+        /** @description The request could not be read. One of the transport answers every operation declares (with 413 for a body, 431 and 5XX, and 422 where a parameter or body is read): malformed percent-encoding in the path (`InvalidURI`), a malformed header line or `Content-Length`, a bad chunk size, a gzip/deflate body that does not inflate, or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -989,7 +998,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description Request validation failed (FastAPI style). */
+        /** @description Request validation failed (FastAPI style), a query parameter given twice included. */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -1051,6 +1060,10 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+        Limit: number;
+        /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+        Cursor: string;
         /** @description Only records of this partner app. */
         ClientIdQuery: string;
         /** @description Device serial number. */
@@ -1058,6 +1071,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description `<url>; rel="next"`: the same listing with the same filters and `limit`, and the `cursor` of the next page, absolute like every URL the simulator gives. Absent on the last page. Pages follow a fixed order (each listing names it), so records created while a client pages through appear in a later page or not at all, never twice. */
+        NextPage: string;
         /** @description The methods the path answers, e.g. `POST` or `GET, HEAD`. */
         Allow: string;
         /** @description The server closes the connection after this answer. */
@@ -1100,7 +1115,12 @@ export interface operations {
     };
     listApps: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1110,6 +1130,7 @@ export interface operations {
             /** @description The apps. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1128,8 +1149,10 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerApp"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -1218,11 +1241,14 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getClock: {
@@ -1253,9 +1279,11 @@ export interface operations {
                     "application/json": components["schemas"]["ClockState"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -1302,7 +1330,12 @@ export interface operations {
     };
     listDevices: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1312,6 +1345,7 @@ export interface operations {
             /** @description The devices. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1335,8 +1369,10 @@ export interface operations {
                     "application/json": components["schemas"]["Device"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -1509,6 +1545,10 @@ export interface operations {
             query?: {
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -1519,6 +1559,7 @@ export interface operations {
             /** @description Sessions and files. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1549,6 +1590,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageInventory"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -1561,6 +1603,10 @@ export interface operations {
             query?: {
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -1571,6 +1617,7 @@ export interface operations {
             /** @description The tasks. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1588,6 +1635,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminTranscription"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -1664,7 +1712,12 @@ export interface operations {
     };
     listTranscripts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1674,6 +1727,7 @@ export interface operations {
             /** @description The transcripts. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1698,8 +1752,12 @@ export interface operations {
                     "application/json": components["schemas"]["AttachedTranscript"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     putTranscript: {
@@ -1755,11 +1813,15 @@ export interface operations {
                     "application/json": components["schemas"]["AttachedTranscript"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteTranscript: {
@@ -1781,6 +1843,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             /** @description No transcript attached to this MD5 (`TRANSCRIPT_NOT_FOUND`). */
@@ -1801,6 +1864,8 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listFaults: {
@@ -1808,6 +1873,10 @@ export interface operations {
             query?: {
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -1818,6 +1887,7 @@ export interface operations {
             /** @description The rules. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1838,6 +1908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fault"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -1913,6 +1984,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             415: components["responses"]["JsonRequired"];
@@ -1971,10 +2043,19 @@ export interface operations {
                 status?: number;
                 /** @description Only requests received at or after this time. */
                 since?: string;
-                /** @description Maximum number of entries. */
-                limit?: number;
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
+                /**
+                 * @description `false`: only requests whose `client_id` is verified (or that name no app); `true`:
+                 *     only those that merely claimed one (`unverified`). Omitted: both. Unverified claims
+                 *     on an app are kept in a ring of their own, so however many there are they never
+                 *     push the app's own entries out of the journal.
+                 */
+                unverified?: boolean;
             };
             header?: never;
             path?: never;
@@ -1985,6 +2066,7 @@ export interface operations {
             /** @description Journal entries. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2011,6 +2093,7 @@ export interface operations {
                     "application/json": components["schemas"]["JournalEntry"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -2037,6 +2120,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             415: components["responses"]["JsonRequired"];
@@ -2071,6 +2155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -2093,6 +2178,7 @@ export interface operations {
                     "text/yaml": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             431: components["responses"]["HeadersTooLarge"];

@@ -70,16 +70,45 @@ function found(svc: StorageService, file: FileRecord): FileLookup {
   };
 }
 
-/** FileSource.lookup: resolve a DownloadUrl of this simulator without going through HTTP. */
-export async function lookupUrl(svc: StorageService, fileUrl: string): Promise<FileLookup | undefined> {
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+const hostKey = (u: URL) => `${LOOPBACK.has(u.hostname) ? 'loopback' : u.hostname}:${u.port}`;
+
+/** Whether `url` is on the simulator's own address (`own`), any loopback name counting as one. */
+function onOwnHost(url: URL, own: string | undefined): boolean {
+  if (own === undefined) return false;
+  try {
+    return hostKey(url) === hostKey(new URL(own));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * FileSource.lookup: resolve a DownloadUrl of this simulator without going through HTTP. A URL
+ * on the storage host (the simulator's own address, or one of its credentials anywhere) is
+ * judged as a GET of it would be, signature and all: never taken for audio elsewhere.
+ */
+export async function lookupUrl(
+  svc: StorageService,
+  fileUrl: string,
+  ownUrl?: string,
+): Promise<FileLookup | undefined> {
   let url: URL;
   try {
     url = new URL(fileUrl);
   } catch {
     return undefined;
   }
-  const m = /\/storage\/files\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
-  if (!m || !isOurCredential(url.searchParams.get('X-Amz-Credential'))) return undefined;
+  const onStorageHost = onOwnHost(url, ownUrl) && /^\/storage(?:\/|$)/i.test(url.pathname);
+  if (!onStorageHost && !isOurCredential(url.searchParams.get('X-Amz-Credential'))) return undefined;
+  // On the simulator's address (`…/storage/files/…`) or the S3-shaped storage host (`/files/…`).
+  const m = /(?:^|\/storage)\/files\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
+  if (!m) {
+    // As the storage host answers a path no URL was signed for (app.ts).
+    if (url.searchParams.has('X-Amz-Signature'))
+      return { status: 'invalid', reason: 'SignatureDoesNotMatch: the URL is not the one that was signed' };
+    return { status: 'missing', reason: noSuchKey().message };
+  }
   try {
     return found(svc, await resolveDownload(svc, m[1]!, url.searchParams));
   } catch (e) {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { SimError } from '../core/errors.js';
 import { noSuchUpload } from './completion.js';
-import { partKey, uploadPrefix } from './records.js';
+import { partKey, type UploadRecord, uploadPrefix } from './records.js';
 import type { StorageService } from './storageService.js';
 import { type Received, receive } from './streams.js';
 
@@ -61,6 +61,26 @@ export async function putPart(svc: StorageService, p: PartUpload): Promise<{ eta
   const wantMd5 = parseContentMd5(p.contentMd5);
 
   const blob = `${uploadPrefix(s.upload_id)}/${part}-${svc.blobName()}`;
+  // Known as in flight until its record is written, so a recovery walk keeps it (recovery.ts).
+  svc.writing.add(blob);
+  svc.newBlobs?.add(blob);
+  try {
+    return await store(svc, s, part, blob, p, wantMd5, path);
+  } finally {
+    svc.writing.delete(blob);
+  }
+}
+
+/** Stream the body to `blob`, check it, and make it the part (replacing any earlier blob). */
+async function store(
+  svc: StorageService,
+  s: UploadRecord,
+  part: number,
+  blob: string,
+  p: PartUpload,
+  wantMd5: Buffer | undefined,
+  path: string,
+): Promise<{ etag: string }> {
   const reject = async (err: SimError): Promise<never> => {
     await svc.blobs.delete(blob);
     throw err;

@@ -4,6 +4,7 @@ import { journalEntry as entry } from '../testing/storeFixtures.js';
 import { blobCases } from './blobConformance.js';
 import { sharedCases } from './conformanceShared.js';
 import type { Store } from './store.js';
+import { unverifiedRing } from './store.js';
 
 /**
  * The same cases for every Store backend: what domain modules rely on, whatever keeps the
@@ -174,6 +175,14 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       expect(await j.list({ operation: 'taskGet', clientId: 'a' })).toHaveLength(1);
       expect((await j.list({ sinceMs: 2000 })).map((e) => e.status)).toEqual([404, 200, 401]);
       expect(await j.list({ limit: 1 })).toHaveLength(1);
+      // The next page of a listing: entries older than the last one shown, filters kept.
+      const seqOf = (id: string) => Number(id.slice(4));
+      const older = await j.list({ beforeSeq: seqOf(all[1]!.id) });
+      expect(older.map((e) => e.id)).toEqual(all.slice(2).map((e) => e.id));
+      expect((await j.list({ beforeSeq: seqOf(all[0]!.id), status: 200 })).map((e) => e.id)).toEqual([
+        all[1]!.id,
+        all[3]!.id,
+      ]);
       // An app's listing includes no-app entries that claimed its id.
       expect((await j.list({ clientId: 'b' })).map((e) => e.status)).toEqual([401]);
       for (let i = 0; i < 10; i++) await j.add(entry('taskGet', 200 + i, 'a'), 5000 + i, 'a');
@@ -182,6 +191,22 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       expect(await j.list({ clientId: 'b' })).toEqual([]);
       expect(await j.clear()).toBe(4);
       expect(await j.list()).toEqual([]);
+    });
+
+    it('keeps unverified claims on an app in a ring of their own, filtered on request', async () => {
+      const j = store.journal(3);
+      await j.clear();
+      await j.add(entry('taskGet', 200, 'a'), 1000, 'a');
+      await j.add(entry('taskGet', 404, null), 1500);
+      const claim = { ...entry('taskGet', 401, 'a'), unverified: true };
+      for (let i = 0; i < 5; i++) await j.add(claim, 2000 + i, unverifiedRing('a'));
+      expect((await j.list({ clientId: 'a' })).map((e) => e.status)).toEqual([401, 401, 401, 200]);
+      expect((await j.list({ clientId: 'a', unverified: false })).map((e) => e.status)).toEqual([200]);
+      expect(await j.list({ clientId: 'a', unverified: true })).toHaveLength(3);
+      // Neither the app's own entry nor the no-app ring's was pushed out.
+      expect((await j.list({ unverified: false })).map((e) => e.status)).toEqual([404, 200]);
+      expect(await j.clear('a')).toBe(4);
+      expect((await j.list()).map((e) => e.status)).toEqual([404]);
     });
 
     if (target.openPeer) sharedCases(target.openPeer, () => store);

@@ -198,4 +198,42 @@ describe('FileStore', () => {
       await b.close();
     }
   });
+
+  it('removes the temp files a crash left mid-write (mirrored and background-loaded collections), keeping records', async () => {
+    const dir = await tmp();
+    const a = await FileStore.open(dir);
+    await a.mirrored<Rec>('apps').put('app1', rec('app1', 1));
+    await a.collection<Rec>('files').put('f1', rec('app', 1));
+    await a.close();
+    const { writeFile } = await import('node:fs/promises');
+    // steno's temp file beside the record: `.<file>.tmp`; one for a record that never landed.
+    const left = [
+      join(dir, 'apps', shardName('app1'), '.app1.json.tmp'),
+      join(dir, 'files', shardName('f1'), '.f1.json.tmp'),
+      join(dir, 'files', shardName('f2'), '.f2.json.tmp'),
+    ];
+    const { mkdir } = await import('node:fs/promises');
+    for (const f of left) {
+      await mkdir(join(f, '..'), { recursive: true });
+      await writeFile(f, '{"client_id": "half');
+    }
+    const tmpFiles = async () =>
+      (await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.tmp')).sort();
+    expect(await tmpFiles()).toHaveLength(3);
+    const b = await FileStore.open(dir);
+    try {
+      await b.loaded();
+      await b.flush();
+      expect(await tmpFiles()).toEqual([]);
+      expect(b.mirrored<Rec>('apps').peek('app1')).toEqual(rec('app1', 1));
+      expect(await b.collection<Rec>('files').list()).toEqual([rec('app', 1)]);
+      // Writes after the clean-up still land.
+      await b.collection<Rec>('files').put('f2', rec('app', 2));
+    } finally {
+      await b.close();
+    }
+    expect(JSON.parse(await readFile(join(dir, 'files', shardName('f2'), 'f2.json'), 'utf8'))).toEqual(
+      rec('app', 2),
+    );
+  });
 });

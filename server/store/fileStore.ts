@@ -101,7 +101,9 @@ export class FileStore extends MemoryStore {
     for (const shard of await readdirOrNone(colDir)) {
       const shardDir = join(colDir, shard);
       // Not remembered in madeDirs: a clear() while this runs may remove the folder again.
-      const names = (await readdirOrNone(shardDir)).filter((n) => n.endsWith('.json'));
+      const entries = await readdirOrNone(shardDir);
+      const names = entries.filter((n) => n.endsWith('.json'));
+      this.removeTemps(col, shardDir, entries);
       for (let i = 0; i < names.length; i += BATCH) {
         const batch = names.slice(i, i + BATCH);
         const bodies = await Promise.all(batch.map((n) => readOrNone(join(shardDir, n))));
@@ -113,6 +115,25 @@ export class FileStore extends MemoryStore {
         // Closing does not wait for the rest of a load nobody will use.
         if (this.closing) throw new Error(`file store ${this.dir} closed while loading ${col}`);
       }
+    }
+  }
+
+  /**
+   * Temp files (`.<id>.json.tmp`) a crash left behind mid-write: the record file beside one
+   * is whole (steno renames only a complete temp file), so the temp file is garbage. Each is
+   * removed in its record's write chain, so a write of that record in flight now (this may
+   * run after listening) finishes first and a later one starts after the removal.
+   */
+  private removeTemps(col: string, shardDir: string, entries: string[]): void {
+    for (const n of entries) {
+      if (!n.startsWith('.') || !n.endsWith(TEMP_SUFFIX)) continue;
+      let id: string;
+      try {
+        id = decodeURIComponent(n.slice(1, -TEMP_SUFFIX.length));
+      } catch {
+        continue; // not a name this store made
+      }
+      this.enqueue(col, id, () => rm(join(shardDir, n), { force: true })).catch(() => {});
     }
   }
 
@@ -221,6 +242,9 @@ export function shardName(id: string): string {
 
 /** How long after open the background load begins (start-up takes about a third of this). */
 const BACKGROUND_AFTER_MS = 1000;
+
+/** steno's temp file of `<id>.json` is `.<id>.json.tmp` in the same folder. */
+const TEMP_SUFFIX = '.json.tmp';
 
 /** Files read at once by a load: enough to keep the disk busy, few enough not to hold up requests. */
 const BATCH = 16;

@@ -1,5 +1,11 @@
 import { Ring } from './ring.js';
-import type { DeferredEntry, JournalEntry, JournalLog, JournalQuery } from './store.js';
+import {
+  type DeferredEntry,
+  type JournalEntry,
+  type JournalLog,
+  type JournalQuery,
+  unverifiedRing,
+} from './store.js';
 
 interface Slot {
   id: string;
@@ -26,7 +32,7 @@ const NO_APP = '';
  * ring per app, so one CI job's thousand requests never evict another job's entries; each ring
  * is fixed-size, so recording costs the same however long the simulator runs. The number of
  * rings is bounded by the number of apps (requests that only claimed an id go to the no-app
- * ring). Kept in memory only: it describes this run's traffic, not simulated state. Entries
+ * ring, or the claimed app's unverified ring). Kept in memory only: it describes this run's traffic, not simulated state. Entries
  * may be deferred (store.ts DeferredEntry): built and redacted only when someone lists them.
  */
 export class Journal implements JournalLog {
@@ -52,11 +58,14 @@ export class Journal implements JournalLog {
 
   async list(q: JournalQuery = {}): Promise<JournalEntry[]> {
     const limit = q.limit ?? 100;
-    // An app's own ring, plus unverified requests that only claimed its id; else every ring.
+    // An app's own ring, plus requests that only claimed its id (its unverified ring, and the
+    // no-app ring's claims made before it existed); else every ring.
     const rings =
       q.clientId === undefined
         ? [...this.rings.values()]
-        : [this.rings.get(q.clientId), this.rings.get(NO_APP)].filter((r) => r !== undefined);
+        : [q.clientId, unverifiedRing(q.clientId), NO_APP]
+            .map((k) => this.rings.get(k))
+            .filter((r) => r !== undefined);
     const picked: Slot[] = [];
     for (const ring of rings) {
       let taken = 0;
@@ -80,8 +89,11 @@ export class Journal implements JournalLog {
       this.rings.clear();
       return n;
     }
-    const own = this.rings.get(clientId)?.length ?? 0;
-    this.rings.delete(clientId);
+    let own = 0;
+    for (const key of [clientId, unverifiedRing(clientId)]) {
+      own += this.rings.get(key)?.length ?? 0;
+      this.rings.delete(key);
+    }
     const strays = this.rings.get(NO_APP)?.removeWhere((s) => s.entry.client_id === clientId) ?? 0;
     return own + strays;
   }
@@ -98,6 +110,8 @@ function matches(slot: Slot, q: JournalQuery): boolean {
   if (q.operation !== undefined && e.operation !== q.operation) return false;
   if (q.status !== undefined && e.status !== q.status) return false;
   if (q.clientId !== undefined && e.client_id !== q.clientId) return false;
+  if (q.unverified !== undefined && (e.unverified === true) !== q.unverified) return false;
   if (q.sinceMs !== undefined && slot.timeMs < q.sinceMs) return false;
+  if (q.beforeSeq !== undefined && slot.seq >= q.beforeSeq) return false;
   return true;
 }

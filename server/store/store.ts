@@ -62,8 +62,19 @@ export interface JournalQuery {
   /** Epoch ms (simulated clock): entries received at or after it. */
   sinceMs?: number | undefined;
   clientId?: string | undefined;
+  /** true: only unverified claims; false: only the rest; undefined: both. */
+  unverified?: boolean | undefined;
   limit?: number | undefined;
+  /** Only entries older than the one with this number (`req_<n>`): the next page of a listing. */
+  beforeSeq?: number | undefined;
 }
+
+/**
+ * The ring of requests that only claimed an existing app's id (unverified): one per app, so
+ * such claims, which anyone can make, never evict the app's own entries nor other strays.
+ * App ids cannot hold `/`, so this key is no app's.
+ */
+export const unverifiedRing = (clientId: string): string => `unverified/${clientId}`;
 
 /**
  * Where the request journal lives: the last `capacity` entries of each app ("ring"), plus a
@@ -76,7 +87,8 @@ export interface JournalQuery {
  * so a log that keeps entries in memory builds one only when it is listed; a shared log
  * builds it at once, since it must write the finished, redacted entry.
  */
-export interface DeferredEntry extends Pick<JournalEntry, 'operation' | 'status' | 'client_id'> {
+export interface DeferredEntry
+  extends Pick<JournalEntry, 'operation' | 'status' | 'client_id' | 'unverified'> {
   build(): Omit<JournalEntry, 'id'>;
 }
 

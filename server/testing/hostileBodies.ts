@@ -2,6 +2,16 @@ import type { OperationInfo, SchemaObject } from '../spec/openapi.js';
 import type { FuzzContext, FuzzRequest } from './fuzzRequests.js';
 
 let hugeBodies: string[] | undefined;
+let manyKeys: string | undefined;
+
+/** Just under the partner API's 1 MB JSON limit, all keys: 85,000 of them (issue 20, item 1). */
+export function manyKeyBody(): string {
+  manyKeys ??= JSON.stringify(
+    Object.fromEntries(Array.from({ length: 85_000 }, (_, i) => [`k${String(i).padStart(6, '0')}`, 0])),
+  );
+  return manyKeys;
+}
+
 /** Bodies built to exhaust recursion or memory: nested 5,000 and 100,000 deep, 20,000 keys, 1 MB key. */
 export function hugeJsonBodies(): string[] {
   hugeBodies ??= [
@@ -17,7 +27,7 @@ export function hugeJsonBodies(): string[] {
 /**
  * Requests every run sends first, whatever the seed: each known hostile body class (a field
  * holding 1e400, a field nested 5,000 deep, a body nested 100,000 deep) with each valid
- * credential, so a few random runs cannot miss them.
+ * credential, and a 1 MB body of many keys without any, so a few random runs cannot miss them.
  */
 export function hostileExamples(ctx: FuzzContext, op: OperationInfo): FuzzRequest[] {
   const rb = op.operation.requestBody
@@ -33,12 +43,17 @@ export function hostileExamples(ctx: FuzzContext, op: OperationInfo): FuzzReques
   const keyHeaders: Record<string, string> = key
     ? { 'x-client-id': key.id, 'x-client-api-key': key.key }
     : {};
-  return ctx.authorizations.flatMap((authorization) =>
-    bodies.map((body) => ({
-      method: op.method.toUpperCase(),
-      path,
-      headers: { ...keyHeaders, authorization, 'content-type': media },
-      body,
-    })),
-  );
+  const method = op.method.toUpperCase();
+  return [
+    ...ctx.authorizations.flatMap((authorization) =>
+      bodies.map((body) => ({
+        method,
+        path,
+        headers: { ...keyHeaders, authorization, 'content-type': media },
+        body,
+      })),
+    ),
+    // Without credentials: refused, and its journal entry must stay small all the same.
+    { method, path, headers: { 'content-type': media }, body: manyKeyBody() },
+  ];
 }

@@ -5,6 +5,7 @@ import type { PartnerApp } from '../domain/apps.js';
 import type { FileSource } from '../domain/fileSource.js';
 import type { CoreDeps, Lifecycle } from '../services.js';
 import { PagedSweep } from '../store/pagedSweep.js';
+import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection } from '../store/store.js';
 import { storedEngineAudio } from './engineAudio.js';
 import type { EngineAudio } from './engineClient.js';
@@ -117,13 +118,19 @@ export class TranscriptionService implements Lifecycle {
   async accept(
     app: PartnerApp,
     req: { file_url: string; params?: TranscriptionParams },
+    ownUrl?: string,
   ): Promise<{ task: TaskBody; warnings: string[] }> {
     const warnings = checkParams(req.params, app.strict_params === true || this.deps.config.strictParams);
-    return { task: await this.submit(app, req), warnings };
+    return { task: await this.submit(app, req, ownUrl), warnings };
   }
 
-  async submit(app: PartnerApp, req: { file_url: string; params?: TranscriptionParams }): Promise<TaskBody> {
-    const found = await this.opts.files?.lookup(req.file_url);
+  /** `ownUrl`: the simulator's address as the submitter reached it (its storage host's too). */
+  async submit(
+    app: PartnerApp,
+    req: { file_url: string; params?: TranscriptionParams },
+    ownUrl?: string,
+  ): Promise<TaskBody> {
+    const found = await this.opts.files?.lookup(req.file_url, ownUrl);
     const source: TaskRecord['source'] =
       found === undefined
         ? { kind: 'external' }
@@ -192,6 +199,16 @@ export class TranscriptionService implements Lifecycle {
       (r) => !this.expired(r),
     );
     return ready.sort((a, b) => a.created_ms - b.created_ms).map((r) => this.admin(r));
+  }
+
+  /**
+   * One page of the tasks in id order, optionally one app's (the control API's listing).
+   * Expired tasks awaiting the sweep are left out, so a page may hold fewer than `limit`.
+   */
+  async page(q: PageQuery): Promise<Page<AdminTask>> {
+    const page = await recordPage(this.tasks, (t) => t.transcription_id, q);
+    const ready = await Promise.all(page.items.map((r) => this.audio.withAudio(r)));
+    return { ...page, items: ready.filter((r) => !this.expired(r)).map((r) => this.admin(r)) };
   }
 
   /** Pin a task to a status (control API); SUCCESS makes the result available at once. */

@@ -88,7 +88,7 @@ const serve: RequestHandler = async (req, res, next) => {
 };
 
 export function dashboardRouter(): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   router.get(/^\/[\w.-]*$/, serve);
   // Nothing else lives under /ui: an unknown asset is a 404, not the control API's 401.
   router.use((req) => {

@@ -1,4 +1,10 @@
-import type { DeferredEntry, JournalEntry, JournalLog, JournalQuery } from '../store.js';
+import {
+  type DeferredEntry,
+  type JournalEntry,
+  type JournalLog,
+  type JournalQuery,
+  unverifiedRing,
+} from '../store.js';
 import { inTransaction, type Pool } from './pool.js';
 
 /** The ring of requests that belong to no app, as stored in `journal.ring`. */
@@ -77,11 +83,14 @@ export class PgJournal implements JournalLog {
     if (q.operation !== undefined) where.push(`j.operation = ${arg(q.operation)}`);
     if (q.status !== undefined) where.push(`j.status = ${arg(q.status)}`);
     if (q.sinceMs !== undefined) where.push(`j.time_ms >= ${arg(q.sinceMs)}`);
+    if (q.beforeSeq !== undefined) where.push(`j.seq < ${arg(q.beforeSeq)}`);
+    if (q.unverified !== undefined)
+      where.push(`coalesce((j.entry->>'unverified')::boolean, false) = ${arg(q.unverified)}`);
     let rings = 'SELECT DISTINCT ring FROM journal';
     if (q.clientId !== undefined) {
       const c = arg(q.clientId);
       where.push(`j.client_id = ${c}`);
-      rings = `SELECT DISTINCT unnest(ARRAY[${c}::text, '${NO_APP}'])`;
+      rings = `SELECT DISTINCT unnest(ARRAY[${c}::text, ${arg(unverifiedRing(q.clientId))}::text, '${NO_APP}'])`;
     }
     const r = await this.db.query<{ seq: string; entry: Omit<JournalEntry, 'id'> }>(
       `SELECT j.seq, j.entry FROM (${rings}) AS rs(ring)
@@ -109,12 +118,13 @@ export class PgJournal implements JournalLog {
       const n = await c.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM (
            SELECT ring, client_id, row_number() OVER (PARTITION BY ring ORDER BY seq DESC) AS k
-           FROM journal WHERE ring IN ($2, '${NO_APP}')) x
-         WHERE k <= $1 AND (ring = $2 OR client_id = $2)`,
-        [this.capacity, clientId],
+           FROM journal WHERE ring IN ($2, $3, '${NO_APP}')) x
+         WHERE k <= $1 AND (ring IN ($2, $3) OR client_id = $2)`,
+        [this.capacity, clientId, unverifiedRing(clientId)],
       );
-      await c.query(`DELETE FROM journal WHERE ring = $1 OR (ring = '${NO_APP}' AND client_id = $1)`, [
+      await c.query(`DELETE FROM journal WHERE ring IN ($1, $2) OR (ring = '${NO_APP}' AND client_id = $1)`, [
         clientId,
+        unverifiedRing(clientId),
       ]);
       return n.rows[0]!.n;
     });

@@ -1,0 +1,116 @@
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { Socket } from 'node:net';
+import { STORAGE_PREFIX } from './apiPrefixes.js';
+import { s3ErrorXml } from './errorHandler.js';
+
+export interface ConnectionLimits {
+  /** Open connections at most; past it idle ones make room, else a new one is refused (503). */
+  maxConnections: number;
+  /** Time a connection has to send a request's headers, ms. */
+  headersTimeoutMs: number;
+  /** Longest pause while a request body arrives, ms: then the connection is cut. */
+  bodyTimeoutMs: number;
+}
+
+/** Refused connections answered with a 503 at once, beyond the cap; past these Node drops them. */
+const REFUSED_SLOTS = 256;
+/** A refused connection that sends no request is closed after this. */
+const REFUSED_GRACE_MS = 2000;
+/** Whole-request limit on top of the body timeout: a body trickling a byte at a time ends too. */
+const REQUEST_TIMEOUT_MS = 300_000;
+
+/**
+ * An HTTP server for `app` that a flood cannot take down (issue 20): at most
+ * `maxConnections` connections; when full, the oldest connection with no request in progress
+ * (an idle keep-alive one, or one that never sent a request) is closed to make room, and only
+ * when every one is busy is a new connection refused: its request gets a 503 with
+ * `Connection: close`. Headers must arrive within `headersTimeoutMs`, and a body must not
+ * stall longer than `bodyTimeoutMs` (the connection is cut; a part being uploaded is not
+ * stored). So a flood of idle connections churns itself, and new clients get in.
+ */
+export function guardedServer(
+  app: RequestListener,
+  limits: ConnectionLimits,
+  onRefused: (open: number) => void = () => {},
+): Server {
+  const open = new Set<Socket>();
+  const active = new Map<Socket, IncomingMessage>();
+  const refused = new WeakSet<Socket>();
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: Math.max(REQUEST_TIMEOUT_MS, limits.headersTimeoutMs),
+      // Node checks both timeouts on this tick: coarse enough to cost nothing, fine enough to hold them.
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    (req, res) => {
+      if (refused.has(req.socket)) return refuse(req, res, limits.maxConnections);
+      active.set(req.socket, req);
+      const done = () => {
+        if (active.get(req.socket) === req) active.delete(req.socket);
+      };
+      res.once('finish', done);
+      res.once('close', done);
+      if (!req.complete) req.socket.setTimeout(limits.bodyTimeoutMs);
+      app(req, res);
+    },
+  );
+  server.maxConnections = limits.maxConnections + REFUSED_SLOTS;
+  server.on('connection', (socket: Socket) => {
+    if (open.size >= limits.maxConnections && !evictIdle(open, active)) {
+      refused.add(socket);
+      socket.setTimeout(REFUSED_GRACE_MS);
+      onRefused(open.size);
+    } else {
+      open.add(socket);
+    }
+    socket.once('close', () => {
+      open.delete(socket);
+      active.delete(socket);
+    });
+  });
+  // Any socket timeout: a body that stalled, a refused connection that sent nothing, or an
+  // idle keep-alive connection (Node's keepAliveTimeout runs on the socket timer too). A
+  // listener here stops Node from closing the socket itself, so each case is decided here.
+  server.on('timeout', (socket: Socket) => {
+    const req = active.get(socket);
+    if (req?.complete) socket.setTimeout(0);
+    else socket.destroy();
+  });
+  return server;
+}
+
+/** Close the oldest connection with no request in progress; false when every one is busy. */
+function evictIdle(open: Set<Socket>, active: Map<Socket, IncomingMessage>): boolean {
+  for (const s of open) {
+    if (active.has(s)) continue;
+    open.delete(s);
+    s.destroy();
+    return true;
+  }
+  return false;
+}
+
+/** The answer on a refused connection: 503 in the surface's form, then close. */
+function refuse(req: IncomingMessage, res: ServerResponse, max: number): void {
+  const message = `Too many connections (the simulator's cap is ${max}, every one busy); retry shortly`;
+  const path = req.url ?? '';
+  const storage = path === STORAGE_PREFIX || path.startsWith(`${STORAGE_PREFIX}/`);
+  const body = storage
+    ? s3ErrorXml('SlowDown', message, '', '0')
+    : JSON.stringify({ detail: 'TOO_MANY_CONNECTIONS', message });
+  res.shouldKeepAlive = false;
+  res.writeHead(503, {
+    'Content-Type': storage ? 'application/xml' : 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Retry-After': '1',
+    Connection: 'close',
+  });
+  res.end(body);
+}
