@@ -31,6 +31,18 @@ const option = <K extends string, T>(o: Option<K, T>): Option<K, T> => o;
 
 const GiB = 1024 ** 3;
 
+/** An http(s) URL, or an error saying so. */
+function httpUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error('expected an http(s) URL');
+  }
+  if (!/^https?:$/.test(u.protocol)) throw new Error('expected an http(s) URL');
+  return raw;
+}
+
 /** A comma list of host names (optionally with a port, or '*'); IPv6 addresses in brackets or bare. */
 function hostList(raw: string, withPorts: boolean): string[] {
   const hosts = raw
@@ -348,6 +360,57 @@ export const options = [
     default: 1000,
     env: 'PARTNER_SIM_JOURNAL_SIZE',
     help: 'request journal entries kept per app (one ring each, plus one for no app)',
+  }),
+  option({
+    flag: 'transcriber',
+    key: 'transcriber',
+    kind: 'string',
+    default: undefined as string | undefined,
+    env: 'PARTNER_SIM_TRANSCRIBER',
+    help: "speech server for real words: base URL of a POST /v1/audio/transcriptions server (whisper.cpp, speaches, LocalAI), e.g. http://127.0.0.1:8080; 'none' (default): made-up text",
+    parse: (raw) => (raw === 'none' ? undefined : httpUrl(raw)),
+  }),
+  option({
+    flag: 'transcriber-model',
+    key: 'transcriberModel',
+    kind: 'string',
+    default: 'whisper-1',
+    env: 'PARTNER_SIM_TRANSCRIBER_MODEL',
+    help: 'model form field sent to the --transcriber server (whisper.cpp ignores it; speaches needs one)',
+  }),
+  option({
+    flag: 'transcriber-diarization',
+    key: 'transcriberDiarization',
+    kind: 'string',
+    default: undefined as string | undefined,
+    env: 'PARTNER_SIM_TRANSCRIBER_DIARIZATION',
+    help: 'speaker labels for diarization tasks from a POST /v1/audio/diarization server (LocalAI); default: one speaker',
+    parse: httpUrl,
+  }),
+  option({
+    flag: 'transcriber-timeout',
+    key: 'transcriberTimeoutMs',
+    kind: 'string',
+    default: 300_000,
+    env: 'PARTNER_SIM_TRANSCRIBER_TIMEOUT',
+    help: "how long one --transcriber request may take before the task ends in FAILURE: '5m', '90s' or ms",
+    parse: parseDuration,
+  }),
+  option({
+    flag: 'fetch-external-audio',
+    key: 'fetchExternalAudio',
+    kind: 'bool',
+    default: false,
+    env: 'PARTNER_SIM_FETCH_EXTERNAL_AUDIO',
+    help: 'fetch file_urls outside the simulator (http(s), 200 MiB, 60 s; no private addresses) for their real duration, MD5 and engine words (default: never fetched)',
+  }),
+  option({
+    flag: 'fetch-allow-private',
+    key: 'fetchAllowPrivate',
+    kind: 'bool',
+    default: false,
+    env: 'PARTNER_SIM_FETCH_ALLOW_PRIVATE',
+    help: 'let --fetch-external-audio reach private, loopback and link-local addresses',
   }),
   option({
     flag: 'max-connections',

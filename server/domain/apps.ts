@@ -11,7 +11,7 @@ export type Region = AdminSchemas['Region'];
 
 /**
  * A partner application as issued in the developer portal, plus its quirk switches
- * (result_shape, error_shape, etag_quotes, strict_params): the control API's PartnerApp, as documented in
+ * (result_shape, error_shape, etag_quotes, strict_params, transcriber): the control API's PartnerApp, as documented in
  * server/admin.openapi.yaml.
  */
 export type PartnerApp = AdminSchemas['PartnerApp'];
@@ -72,6 +72,8 @@ export class AppRegistry {
       error_shape: input.error_shape ?? 'spec',
       etag_quotes: input.etag_quotes ?? 'keep',
       strict_params: input.strict_params ?? false,
+      // No default: an app without its own engine follows --transcriber.
+      ...(input.transcriber ? { transcriber: input.transcriber } : {}),
       // Its own stream: drawing it does not shift the ids and keys a seeded run generates.
       incarnation: this.incarnations.hex(8),
     };

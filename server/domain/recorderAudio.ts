@@ -20,11 +20,6 @@ const MP3_FRAME_S = 0.024;
 const PCM_RATE = 16000;
 const CHUNK = 256 * 1024;
 
-/** `frames` frames of silent mp3 (tests use it for audio of a length of their own). */
-function silentMp3(frames: number): Buffer {
-  return Buffer.concat(Array.from({ length: frames }, () => MP3_FRAME));
-}
-
 const mp3Frames = (durationS: number): number => Math.max(1, Math.ceil(durationS / MP3_FRAME_S - 1e-9));
 const pcmSamples = (durationS: number): number => Math.round(durationS * PCM_RATE);
 

@@ -50,6 +50,9 @@ export interface paths {
          *     part `PUT`; complete-upload accepts both either way).
          *     `strict_params` (`true` refuses unknown transcription `params` fields with 422 instead
          *     of ignoring them with an `X-Sim-Warning`).
+         *     `transcriber` (an http(s) URL of a speech server speaking `POST /v1/audio/transcriptions`
+         *     that gets this app's audio, or `none` for made-up text; omitted, the simulator's
+         *     `--transcriber` applies; see docs/transcription.md).
          *     An app exists in exactly one region.
          */
         post: operations["createPartnerApp"];
@@ -934,6 +937,8 @@ export interface components {
         EtagQuotes: "keep" | "strip";
         /** @description `true`: a transcription request of this app with unknown fields in `params` is refused with 422 naming each one. `false` (default): they are ignored and named in `X-Sim-Warning`, unless the simulator runs with `--strict-params` (either one makes it strict). Apps stored before this setting existed read as `false`. */
         StrictParams: boolean;
+        /** @description Where this app's transcription tasks get their words: an http(s) URL of a speech server speaking `POST /v1/audio/transcriptions` (its base URL or that endpoint; whisper.cpp's server, speaches, LocalAI), or `none` for the readable made-up text even when the simulator runs with `--transcriber`. An attached transcript still comes first. */
+        Transcriber: string;
         NewPartnerApp: {
             /** @description Generated (`client_<hex>`) when omitted. */
             client_id?: string;
@@ -951,6 +956,7 @@ export interface components {
             etag_quotes?: components["schemas"]["EtagQuotes"];
             /** @default false */
             strict_params?: components["schemas"]["StrictParams"];
+            transcriber?: components["schemas"]["Transcriber"];
         };
         PartnerApp: {
             client_id: string;
@@ -962,6 +968,7 @@ export interface components {
             error_shape: components["schemas"]["ErrorShape"];
             etag_quotes: components["schemas"]["EtagQuotes"];
             strict_params?: components["schemas"]["StrictParams"];
+            transcriber?: components["schemas"]["Transcriber"];
             /**
              * @description Which creation of this `client_id` the app is, new each time the app is created
              *     (also when fixtures are loaded again by a full reset). Tokens carry it: those

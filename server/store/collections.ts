@@ -46,6 +46,8 @@ export const COLLECTIONS = {
   webhookOutbox: spec({ indexes: ['client_id', 'endpoint_id'] }),
   /** Transcription tasks whose final event is still to be sent. */
   taskWatches: spec({ indexes: ['client_id'] }),
+  /** What a speech engine heard, by audio MD5 and engine settings (transcription/engineWork.ts). */
+  engineResults: spec(),
   /** Rate-limit windows, one record per client id and limit group. */
   rateWindows: spec({ durable: false, indexes: ['client_id'] }),
 } as const satisfies Record<string, CollectionSpec>;

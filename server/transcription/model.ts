@@ -66,13 +66,34 @@ export interface TaskRecord {
   source:
     | { kind: 'storage'; file_id: string; md5: string; filetype: string; size: number }
     | { kind: 'external' }
+    /** An external URL fetched (--fetch-external-audio): the MD5 and size of what came back. */
+    | { kind: 'fetched'; md5: string; filetype: string; size: number }
     | { kind: 'unavailable'; message: string };
-  /** Filled once the audio was read (storage files only). */
+  /** Filled once the audio was read (storage files, and fetched ones). */
   audio?: AudioInfo;
+  /** An external URL is being fetched (--fetch-external-audio): the task waits for it. */
+  fetching?: true;
   /** Fault-rule outcome: the state the task ends in (or stays in) instead of SUCCESS. */
   outcome?: Override;
   /** Control-API pin: the status from now on, whatever the timeline says. */
   pinned?: Override;
   /** When the pin was set (a pinned final status starts the retention period then). */
   pinned_ms?: number;
+  /**
+   * A speech engine gets this task's audio (--transcriber or the app's `transcriber`): what
+   * to ask it, fixed at submission (engineWork.ts). The task cannot succeed before it answered.
+   */
+  engine?: {
+    /** The answer's key in `engineResults`: audio MD5 and every setting that changes the answer. */
+    key: string;
+    md5: string;
+    url: string;
+    model: string;
+    timeout_ms: number;
+    /** ISO-639-1; absent: the engine detects it. */
+    language?: string;
+    diarize_url?: string;
+  };
+  /** When (on the app's clock) the engine finished, and why it failed if it did. */
+  engine_done?: { at_ms: number; failure?: string };
 }

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
+import type { EngineResult } from './engineWork.js';
+import { endsWithQuestion, meetingSpeech, newMeeting } from './meetingText.js';
 import type { Params, Transcript } from './model.js';
 import type { Heard } from './resultShape.js';
 
 /**
- * Deterministic transcripts. Each part of a result comes from its own faker stream, seeded by
+ * Deterministic transcripts (words that read like a meeting when nobody attached a transcript).
+ * Each part of a result comes from its own faker stream, seeded by
  * the instance seed, the audio (its MD5, or its URL when the simulator cannot read it) and
  * only the params that part depends on — so turning diarization on changes the speakers but
  * not the words, and the same audio with the same params always reads the same.
@@ -45,44 +48,47 @@ interface Draft {
   speaker: number;
 }
 
-function sentence(f: Faker, words: number): string {
-  const s = f.word.words(words);
-  const end = f.helpers.weightedArrayElement([
-    { weight: 8, value: '.' },
-    { weight: 1, value: '?' },
-    { weight: 1, value: '!' },
-  ]);
-  return `${s.charAt(0).toUpperCase()}${s.slice(1)}${end}`;
-}
-
-/** Segments in order, without overlap, within 0…duration; gaps are silence unless decoded. */
+/**
+ * Segments in order, without overlap, within 0…duration; gaps are silence unless decoded.
+ * Timings first, then the words: each segment gets about as many words as people say in its
+ * time (2–3 a second), as whole sentences of one meeting (meetingText.ts).
+ */
 function draftSegments(f: Faker, duration: number, decodeSilence: boolean): Draft[] {
-  const out: Draft[] = [];
+  const out: (Draft & { words: number })[] = [];
   const gap = (min: number, max: number) => (decodeSilence ? 0 : f.number.float({ min, max }));
   let t = gap(0.1, 0.5);
   while (t < duration - 0.3) {
     const end = Math.min(t + f.number.float({ min: 1.2, max: 5.5 }), duration);
     const words = Math.max(1, Math.round((end - t) * f.number.float({ min: 2, max: 3 })));
-    out.push({ start: r2(t), end: Math.min(r2(end), duration), text: sentence(f, words), speaker: 0 });
+    out.push({ start: r2(t), end: Math.min(r2(end), duration), text: '', speaker: 0, words });
     t = end + gap(0.15, 0.8);
   }
-  if (out.length === 0 && duration > 0)
-    out.push({ start: 0, end: duration, text: sentence(f, 1), speaker: 0 });
+  if (out.length === 0 && duration > 0) out.push({ start: 0, end: duration, text: '', speaker: 0, words: 1 });
   // Decoded silence leaves no gap: the last segment runs to the end of the audio.
   if (decodeSilence && out.length > 0) out[out.length - 1]!.end = duration;
-  return out;
+  const meeting = newMeeting(f);
+  return out.map(({ words, ...d }, i) => ({
+    ...d,
+    text: meetingSpeech(f, meeting, words, i === out.length - 1),
+  }));
 }
 
-/** Speakers numbered in order of first appearance; 2–4 of them, fewer for short audio. */
+/**
+ * Speakers numbered in order of first appearance; 2–4 of them, fewer for short audio. A
+ * question is answered by someone else; otherwise the turn passes about half the time.
+ */
 function assignSpeakers(f: Faker, segs: Draft[]): void {
   const count = Math.min(segs.length, f.number.int({ min: 2, max: 4 }));
   const labels = new Map<number, number>();
   let raw = 0;
+  let asked = false;
   for (const s of segs) {
-    if (labels.size > 0 && count > 1 && f.datatype.boolean(0.55))
+    const pass = f.datatype.boolean(0.55);
+    if (labels.size > 0 && count > 1 && (pass || asked))
       raw = (raw + f.number.int({ min: 1, max: count - 1 })) % count;
     if (!labels.has(raw)) labels.set(raw, labels.size);
     s.speaker = labels.get(raw)!;
+    asked = endsWithQuestion(s.text);
   }
 }
 
@@ -129,35 +135,74 @@ export async function fakeHeard(input: ResultInput): Promise<Heard> {
   return heard;
 }
 
-/**
- * An attached transcript, exactly: its segments, labels and language. The duration is the
- * audio's, stretched to the last segment's end if the transcript runs longer.
- */
-export async function attachedHeard(t: Transcript, input: ResultInput): Promise<Heard> {
-  const heard: Heard = {
-    language: t.language,
-    duration: Math.max(input.duration, ...t.segments.map((s) => s.end)),
-    segments: t.segments.map((s) => ({ ...s, speaker_id: s.speaker, language_probability: 1 })),
-  };
-  if (input.params.return_embedding) {
-    const f = await getFaker();
-    heard.embeddings = [...new Set(t.segments.map((s) => s.speaker))].map((label) => ({
-      speaker: label,
-      speaker_id: label,
-      vector: embedding(seeded(f, input.seed, input.audioKey, 'embedding', label)),
-    }));
-  }
+/** One embedding per speaker label, seeded by the audio and the label (return_embedding). */
+async function withEmbeddings(heard: Heard, input: ResultInput): Promise<Heard> {
+  if (!input.params.return_embedding) return heard;
+  const f = await getFaker();
+  const labels = new Map(heard.segments.map((s) => [s.speaker_id, s.speaker]));
+  heard.embeddings = [...labels].map(([id, label]) => ({
+    speaker: label,
+    speaker_id: id,
+    vector: embedding(seeded(f, input.seed, input.audioKey, 'embedding', id)),
+  }));
   return heard;
 }
 
 /**
- * What a task heard: the transcript attached to its audio if any, else the made-up one (`fake`
- * lets the service put its cache in front of `fakeHeard`). The one place this is decided.
+ * An attached transcript, exactly: its segments, labels and language. The duration is the
+ * audio's, stretched to the last segment's end if the transcript runs longer.
+ */
+export function attachedHeard(t: Transcript, input: ResultInput): Promise<Heard> {
+  return withEmbeddings(
+    {
+      language: t.language,
+      duration: Math.max(input.duration, ...t.segments.map((s) => s.end)),
+      segments: t.segments.map((s) => ({ ...s, speaker_id: s.speaker, language_probability: 1 })),
+    },
+    input,
+  );
+}
+
+/**
+ * What a speech engine heard: its words and times; speakers from its diarization when the
+ * task asked for diarization (else everyone is the first speaker); the language the task named,
+ * else the one the engine detected (else the made-up one's).
+ */
+function engineHeard(r: EngineResult, input: ResultInput): Promise<Heard> {
+  const named = input.params.language !== 'auto';
+  const language = named ? input.params.language : (r.language ?? DETECTED_LANGUAGE);
+  return withEmbeddings(
+    {
+      language,
+      duration: Math.max(input.duration, ...r.segments.map((s) => s.end)),
+      segments: r.segments.map((s) => {
+        const n = input.params.diarization ? (s.speaker ?? 0) : 0;
+        return {
+          start: s.start,
+          end: s.end,
+          text: s.text,
+          speaker: `Speaker ${n + 1}`,
+          speaker_id: liveLabel(n),
+          language_probability: named ? 1 : (s.confidence ?? 1),
+        };
+      }),
+    },
+    input,
+  );
+}
+
+/**
+ * What a task heard, in this order: the transcript attached to its audio, else what its
+ * speech engine heard, else the made-up one (`fake` lets the service put its cache in front
+ * of `fakeHeard`). The one place this is decided.
  */
 export function heardFor(
   input: ResultInput,
   attached: Transcript | undefined,
+  engine: EngineResult | undefined = undefined,
   fake: (input: ResultInput) => Promise<Heard> = fakeHeard,
 ): Promise<Heard> {
-  return attached ? attachedHeard(attached, input) : fake(input);
+  if (attached) return attachedHeard(attached, input);
+  if (engine) return engineHeard(engine, input);
+  return fake(input);
 }

@@ -10,6 +10,10 @@ import type { FileSource } from '../domain/fileSource.js';
 import { PagedSweep } from '../store/pagedSweep.js';
 import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
+import { storedEngineAudio } from './engineAudio.js';
+import type { EngineAudio } from './engineClient.js';
+import { type EngineSettings, EngineWork, planEngine } from './engineWork.js';
+import { ExternalFetches, refetchedAudio } from './fetchTask.js';
 import {
   type AdminTask,
   normalizeParams,
@@ -75,6 +79,8 @@ export class TranscriptionService implements Lifecycle {
   private readonly audio: TaskAudio;
   private readonly results = new BoundedMap<string, Heard>(RESULT_CACHE);
   private readonly clockOf: ClockOf;
+  private readonly engines: EngineWork;
+  private readonly fetches: ExternalFetches;
 
   constructor(
     store: Store,
@@ -89,6 +95,21 @@ export class TranscriptionService implements Lifecycle {
     this.sweeping = new PagedSweep(this.tasks);
     this.clockOf = opts.clockOf ?? oneClock(clock);
     this.random = random.fork('transcriptions');
+    this.engines = new EngineWork(store, this.tasks, this.clockOf, (r) => this.engineAudio(r), logger);
+    this.fetches = new ExternalFetches(this.tasks, config.fetchAllowPrivate, this.engines, logger);
+  }
+
+  /** The app's own `transcriber` when it has one (`none`: no engine), else --transcriber. */
+  engineFor(app: PartnerApp): EngineSettings | undefined {
+    const url = app.transcriber ?? this.config.transcriber;
+    if (url === undefined || url === 'none') return undefined;
+    const c = this.config;
+    return {
+      url,
+      model: c.transcriberModel,
+      timeoutMs: c.transcriberTimeoutMs,
+      ...(c.transcriberDiarization ? { diarizeUrl: c.transcriberDiarization } : {}),
+    };
   }
 
   /** The app's own switch when it has one, else --result-shape (default `both`). */
@@ -129,21 +150,28 @@ export class TranscriptionService implements Lifecycle {
             }
           : { kind: 'unavailable', message: `The audio file could not be downloaded: ${found.reason}` };
     const outcome = await this.opts.outcomeFor?.(app.client_id);
+    const params = normalizeParams(req.params);
+    const engine = this.engineFor(app);
     const rec: TaskRecord = {
       transcription_id: `task_exec_${this.random.hex(16)}`,
       client_id: app.client_id,
       file_url: req.file_url,
-      params: normalizeParams(req.params),
+      params,
       created_ms: this.clockOf(app.client_id).now(),
       source,
       ...(outcome ? { outcome } : {}),
+      ...(engine && source.kind === 'storage' ? { engine: planEngine(source.md5, params, engine) } : {}),
+      ...(source.kind === 'external' && this.config.fetchExternalAudio ? { fetching: true as const } : {}),
     };
     await this.tasks.put(rec.transcription_id, rec);
     await this.opts.events?.submitted(rec);
-    // Read the audio now, in the background: the answer does not wait for it.
+    // Read (or fetch) the audio now, in the background (then hand it to the engine, if any):
+    // the answer does not wait for either.
+    this.fetches.start(rec, engine);
     if (source.kind === 'storage')
       this.audio
         .withAudio(rec)
+        .then((r) => this.startEngine(r))
         .catch((e: Error) =>
           this.logger.warn({ err: e, transcription_id: rec.transcription_id }, 'reading audio failed'),
         );
@@ -155,6 +183,10 @@ export class TranscriptionService implements Lifecycle {
     if (!stored || stored.client_id !== app.client_id) throw notFound();
     const rec = await this.audio.withAudio(stored);
     await this.dropIfExpired(rec);
+    // A task still waiting for its fetch or engine (e.g. after a restart) gets it started;
+    // never waited for.
+    this.fetches.start(rec, this.engineFor(app));
+    this.startEngine(rec);
     const view = this.view(rec);
     const data = view.status === 'SUCCESS' ? await this.result(rec, this.shapeFor(app)) : {};
     return {
@@ -235,6 +267,7 @@ export class TranscriptionService implements Lifecycle {
   }
 
   resetAll(): void {
+    this.engines.clear();
     this.audio.clear();
     this.results.clear();
   }
@@ -263,14 +296,28 @@ export class TranscriptionService implements Lifecycle {
   /**
    * Tasks of one page (PagedSweep) past their retention on their app's clock, deleted (a task
    * whose audio is still being read is left alone): the background housekeeper's work, never a
-   * request's.
+   * request's. A task found still waiting for its engine (after a restart) gets it started.
    */
   sweepExpired(budget: number): Promise<number> {
-    return this.sweeping.run(
-      budget,
-      async (r, id) =>
-        (r.source.kind !== 'storage' || r.audio !== undefined) && this.expired(r) && this.tasks.delete(id),
-    );
+    return this.sweeping.run(budget, async (r, id) => {
+      this.startEngine(r);
+      return (
+        (r.source.kind !== 'storage' || r.audio !== undefined) && this.expired(r) && this.tasks.delete(id)
+      );
+    });
+  }
+
+  /** Engine work for a task whose audio was read and found usable; never waited for. */
+  private startEngine(rec: TaskRecord): void {
+    if (rec.engine && !rec.engine_done && rec.audio?.ok) void this.engines.kick(rec);
+  }
+
+  /** A task's audio for its engine: stored, just fetched, or fetched again after a restart. */
+  private engineAudio(rec: TaskRecord): Promise<EngineAudio> {
+    const kept = this.fetches.fileOf(rec.transcription_id);
+    if (kept) return Promise.resolve(kept);
+    if (rec.source.kind === 'fetched') return refetchedAudio(rec.file_url, this.config.fetchAllowPrivate);
+    return storedEngineAudio(this.opts.files, rec);
   }
 
   /** The expired-task sweep has more tasks to look at this round. */
@@ -287,17 +334,18 @@ export class TranscriptionService implements Lifecycle {
   }
 
   private async result(rec: TaskRecord, shape: ResultShape): Promise<Result> {
-    const audioKey = rec.source.kind === 'storage' ? `md5:${rec.source.md5}` : `url:${rec.file_url}`;
+    const md5 = rec.source.kind === 'storage' || rec.source.kind === 'fetched' ? rec.source.md5 : undefined;
+    const audioKey = md5 ? `md5:${md5}` : `url:${rec.file_url}`;
     const input: ResultInput = {
       seed: this.config.seed ?? RESULT_SEED,
       audioKey,
       duration: taskDuration(rec),
       params: rec.params,
     };
-    const attached =
-      rec.source.kind === 'storage' ? await this.opts.transcriptFor?.(rec.source.md5) : undefined;
+    const attached = md5 ? await this.opts.transcriptFor?.(md5) : undefined;
+    const engine = attached ? undefined : await this.engines.result(rec);
     return shapeResult(
-      await heardFor(input, attached, (i) => this.cachedFake(rec.transcription_id, i)),
+      await heardFor(input, attached, engine, (i) => this.cachedFake(rec.transcription_id, i)),
       shape,
     );
   }

@@ -11,6 +11,13 @@ export function taskDuration(rec: TaskRecord): number {
   return rec.audio?.ok ? rec.audio.duration_s : fallbackDuration(rec.file_url);
 }
 
+function engineState(rec: TaskRecord): NonNullable<TimelineInput['engine']> {
+  const done = rec.engine_done;
+  // Still fetching: held like a task whose engine has not answered.
+  if (!done || rec.fetching) return {};
+  return { doneMs: done.at_ms - rec.created_ms, ...(done.failure ? { failure: done.failure } : {}) };
+}
+
 function timelineOf(rec: TaskRecord, cfg: StateSettings, nowMs: number): TimelineInput {
   const failure =
     rec.source.kind === 'unavailable'
@@ -25,6 +32,7 @@ function timelineOf(rec: TaskRecord, cfg: StateSettings, nowMs: number): Timelin
     outcome: rec.outcome,
     pinned: rec.pinned,
     ...(rec.pinned_ms !== undefined ? { pinnedAtMs: rec.pinned_ms - rec.created_ms } : {}),
+    ...(rec.engine || rec.fetching ? { engine: engineState(rec) } : {}),
   };
 }
 

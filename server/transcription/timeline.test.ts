@@ -86,3 +86,23 @@ describe('completion time (start of the retention period)', () => {
     expect(done({ pinned: { status: 'FAILURE' }, pinnedAtMs: 123_456 })).toBe(123_456);
   });
 });
+
+describe('a task waiting for its speech engine', () => {
+  const base = { totalMs: 1000 };
+  it('stays in PROGRESS until the engine answered, then succeeds or fails with its message', () => {
+    expect(statusAt({ ...base, elapsedMs: 500, engine: {} }).status).toBe('PROGRESS');
+    expect(statusAt({ ...base, elapsedMs: 99_000, engine: {} }).status).toBe('PROGRESS');
+    expect(statusAt({ ...base, elapsedMs: 1500, engine: { doneMs: 2000 } }).status).toBe('PROGRESS');
+    expect(statusAt({ ...base, elapsedMs: 2000, engine: { doneMs: 2000 } }).status).toBe('SUCCESS');
+    expect(statusAt({ ...base, elapsedMs: 1000, engine: { doneMs: 10 } }).status).toBe('SUCCESS');
+    expect(statusAt({ ...base, elapsedMs: 2000, engine: { doneMs: 2000, failure: 'boom' } })).toEqual({
+      status: 'FAILURE',
+      message: 'boom',
+    });
+  });
+  it('finishes (for retention) when the later of timeline and engine ends, never while waiting', () => {
+    expect(completedAtMs({ ...base, engine: {} })).toBeUndefined();
+    expect(completedAtMs({ ...base, engine: { doneMs: 5000 } })).toBe(5000);
+    expect(completedAtMs({ ...base, engine: { doneMs: 200 } })).toBe(1000);
+  });
+});

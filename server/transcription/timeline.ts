@@ -53,6 +53,11 @@ export interface TimelineInput {
   pinned?: Override;
   /** When (ms after submission) the pin was set. */
   pinnedAtMs?: number;
+  /**
+   * A speech engine works on the audio: the task stays in PROGRESS until it answered
+   * (`doneMs` after submission), then succeeds, or fails with `failure`.
+   */
+  engine?: { doneMs?: number; failure?: string };
 }
 
 export interface StatusView {
@@ -75,6 +80,11 @@ export function statusAt(input: TimelineInput): StatusView {
   if (stuck && ORDER.indexOf(natural) > ORDER.indexOf(stuck)) natural = stuck;
   if (failure !== undefined && ORDER.indexOf(natural) >= ORDER.indexOf('STARTED'))
     return withMessage('FAILURE', failure);
+  const engine = input.engine;
+  if (engine && natural === 'SUCCESS') {
+    if (engine.doneMs === undefined || elapsedMs < engine.doneMs) natural = 'PROGRESS';
+    else if (engine.failure !== undefined) return withMessage('FAILURE', engine.failure);
+  }
   if (natural === 'SUCCESS' && outcome && !stuck) return withMessage(outcome.status, outcome.message);
   return { status: natural };
 }
@@ -83,13 +93,16 @@ const FINAL = new Set<TranscriptionStatus>(['SUCCESS', 'FAILURE', 'REVOKED']);
 
 /**
  * When (ms after submission) the task reached its final status, or undefined while it has
- * none to reach (pinned to, or stuck in, a running state). A pinned final status counts from
- * the pin. On the timeline a task can only end where a phase starts or at the end.
+ * none to reach (pinned to, or stuck in, a running state, or waiting for its engine). A pinned
+ * final status counts from the pin. On the timeline a task can only end where a phase starts,
+ * at the end, or when its engine answered after that.
  */
 export function completedAtMs(input: Omit<TimelineInput, 'elapsedMs'>): number | undefined {
   if (input.pinned) return FINAL.has(input.pinned.status) ? (input.pinnedAtMs ?? 0) : undefined;
   const total = input.totalMs;
-  for (const at of [phaseStartMs('STARTED', total), total])
-    if (FINAL.has(statusAt({ ...input, elapsedMs: at }).status)) return at;
+  const engineDone = input.engine?.doneMs;
+  const ends = [phaseStartMs('STARTED', total), total];
+  if (engineDone !== undefined) ends.push(Math.max(total, engineDone));
+  for (const at of ends) if (FINAL.has(statusAt({ ...input, elapsedMs: at }).status)) return at;
   return undefined;
 }
