@@ -120,17 +120,32 @@ export async function startSimulator(
   config: Config,
   extra: Pick<AppDeps, 'hooks'> = {},
 ): Promise<RunningSimulator> {
-  const sim = await createSimulator(config, extra);
-  let warned = 0;
-  const server = guardedServer(sim.app, config, (open) => {
-    // Once a minute at most: a flood must not flood the log too.
-    if (Date.now() - warned < 60_000) return;
-    warned = Date.now();
-    sim.services.deps.logger.warn(
-      { open, max: config.maxConnections },
-      'connection cap reached, every connection busy: refusing new ones with 503 (--max-connections)',
-    );
+  // The port is reserved before anything touches the data folder: a start that fails on a busy
+  // port leaves no ./data and no LOCK behind. Requests that arrive while the simulator boots
+  // wait for it (the socket was accepted; nothing is answered half-built).
+  let app: express.Express | undefined;
+  let booted: (a: express.Express | undefined) => void = () => {};
+  const booting = new Promise<express.Express | undefined>((resolve) => {
+    booted = resolve;
   });
+  let logger: Simulator['services']['deps']['logger'] | undefined;
+  let warned = 0;
+  const server = guardedServer(
+    (req, res) => {
+      if (app) return app(req, res);
+      void booting.then((a) => (a ? a(req, res) : res.destroy()));
+    },
+    config,
+    (open) => {
+      // Once a minute at most: a flood must not flood the log too.
+      if (Date.now() - warned < 60_000) return;
+      warned = Date.now();
+      logger?.warn(
+        { open, max: config.maxConnections },
+        'connection cap reached, every connection busy: refusing new ones with 503 (--max-connections)',
+      );
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
@@ -138,6 +153,18 @@ export async function startSimulator(
       resolve();
     });
   });
+  let sim: Simulator;
+  try {
+    sim = await createSimulator(config, extra);
+  } catch (err) {
+    booted(undefined);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw err;
+  }
+  app = sim.app;
+  logger = sim.services.deps.logger;
+  booted(app);
   server.on('clientError', answerClientError);
   // Warm the validators once listening: the first request then pays nothing extra, and
   // start-up itself stays free of work that can wait.
