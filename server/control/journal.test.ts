@@ -248,6 +248,28 @@ describe('redact helpers', () => {
   });
 });
 
+describe('per-app journal listing', () => {
+  it('never returns more than --journal-size entries, own requests and claims together', async () => {
+    const s = await start({ journalSize: 10 });
+    const { user } = await userToken(s.api, DEMO_US);
+    const key = { 'x-client-id': DEMO_US.client_id, 'x-client-api-key': DEMO_US.api_key };
+    // Verified requests fill the app's ring; requests that only name it (an unknown path with
+    // its key, not authenticated) fill its unverified ring: 24 kept in all.
+    for (let i = 0; i < 12; i++)
+      await http('GET', `${s.api}/open/partner/sdk/binding?sn=888812345678`, { headers: bearer(user) });
+    for (let i = 0; i < 12; i++) await http('GET', `${s.api}/open/partner/nope`, { headers: key });
+    const listed = await journal(s, `?client_id=${DEMO_US.client_id}&limit=10000`);
+    expect(listed).toHaveLength(10);
+    // The newest ten: the claims came last.
+    expect(listed.every((e) => e.unverified === true)).toBe(true);
+    // Claims evict nothing: the app's own ten are all still there.
+    const own = await journal(s, `?client_id=${DEMO_US.client_id}&unverified=false&limit=10000`);
+    expect(own).toHaveLength(10);
+    expect(own.every((e) => e.operation === 'getDeviceBinding')).toBe(true);
+    expect(await journal(s, `?client_id=${DEMO_US.client_id}&limit=4`)).toHaveLength(4);
+  });
+});
+
 describe('Journal ring', () => {
   const entry = (client_id: string) => ({
     time: '2024-01-01T00:00:00.000Z',

@@ -1971,7 +1971,11 @@ export interface operations {
                 status?: number;
                 /** @description Only requests received at or after this time. */
                 since?: string;
-                /** @description Maximum number of entries. */
+                /**
+                 * @description Maximum number of entries. A listing of one app (`client_id`) returns at most
+                 *     `--journal-size` entries whatever the limit: the newest of its own requests and of
+                 *     those that only claimed it.
+                 */
                 limit?: number;
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];

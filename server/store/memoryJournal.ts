@@ -4,6 +4,7 @@ import {
   type JournalEntry,
   type JournalLog,
   type JournalQuery,
+  listLimit,
   unverifiedRing,
 } from './store.js';
 
@@ -57,7 +58,7 @@ export class Journal implements JournalLog {
   }
 
   async list(q: JournalQuery = {}): Promise<JournalEntry[]> {
-    const limit = q.limit ?? 100;
+    const limit = listLimit(q, this.capacity);
     // An app's own ring, plus requests that only claimed its id (its unverified ring, and the
     // no-app ring's claims made before it existed); else every ring.
     const rings =

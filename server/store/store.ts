@@ -75,6 +75,18 @@ export interface JournalQuery {
 export const unverifiedRing = (clientId: string): string => `unverified/${clientId}`;
 
 /**
+ * How many entries a listing returns: `limit` (100 by default), and for one app's listing never
+ * more than the journal's `capacity` (`--journal-size`, "entries kept per app"). The app's
+ * listing merges its own ring with its claims (unverified ring, no-app strays), which could
+ * otherwise show up to twice the size the user set; the newest `capacity` of them are shown,
+ * and `unverified=false` still lists every own entry, which claims never evict.
+ */
+export function listLimit(q: JournalQuery, capacity: number): number {
+  const limit = q.limit ?? 100;
+  return q.clientId === undefined ? limit : Math.min(limit, capacity);
+}
+
+/**
  * Where the request journal lives: the last `capacity` entries of each app ("ring"), plus a
  * ring for requests that belong to no app (`ring` undefined). Ids (`req_…`) are given by the
  * log, so they are unique across every instance sharing it.

@@ -3,6 +3,7 @@ import {
   type JournalEntry,
   type JournalLog,
   type JournalQuery,
+  listLimit,
   unverifiedRing,
 } from '../store.js';
 import { inTransaction, type Pool } from './pool.js';
@@ -73,7 +74,7 @@ export class PgJournal implements JournalLog {
   }
 
   async list(q: JournalQuery = {}): Promise<JournalEntry[]> {
-    const limit = q.limit ?? 100;
+    const limit = listLimit(q, this.capacity);
     const args: unknown[] = [this.capacity];
     const where: string[] = [];
     const arg = (v: unknown) => {
