@@ -1,4 +1,26 @@
 import type { Handlers } from '../http/types.js';
+import type { JournalQuery } from '../store/store.js';
+
+/** The journal filters the list and count calls share (admin.openapi.yaml parameters). */
+function journalQuery(query: {
+  operation?: string | undefined;
+  status?: number | undefined;
+  since?: string | undefined;
+  client_id?: string | undefined;
+  unverified?: boolean | undefined;
+  method?: string | undefined;
+  path?: string | undefined;
+}): JournalQuery {
+  return {
+    operation: query.operation,
+    status: query.status,
+    sinceMs: query.since === undefined ? undefined : Date.parse(query.since),
+    clientId: query.client_id,
+    unverified: query.unverified,
+    method: query.method,
+    path: query.path,
+  };
+}
 
 /** Control API: fault rules and the request journal. Thin: each calls one service method. */
 export const controlHandlers = {
@@ -18,14 +40,12 @@ export const controlHandlers = {
 
   listRequests: async ({ query, services }) => ({
     status: 200,
-    body: await services.journal.list({
-      operation: query.operation,
-      status: query.status,
-      sinceMs: query.since === undefined ? undefined : Date.parse(query.since),
-      clientId: query.client_id,
-      unverified: query.unverified,
-      limit: query.limit,
-    }),
+    body: await services.journal.list({ ...journalQuery(query), limit: query.limit }),
+  }),
+
+  countRequests: async ({ query, services }) => ({
+    status: 200,
+    body: await services.journal.count(journalQuery(query)),
   }),
 
   clearRequests: async ({ query, services }) => {

@@ -40,7 +40,7 @@ class Recording implements DeferredEntry {
   operation: string | null = null;
   status = 0;
   client_id: string | null = null;
-  private method = '';
+  method = '';
   private originalUrl = '';
   private headers: Request['headers'] = {};
   private latencyMs = 0;
@@ -115,6 +115,10 @@ class Recording implements DeferredEntry {
     return id.then((i) => {
       if (logger.isLevelEnabled(lineLevel)) this.line(i);
     });
+  }
+
+  get rawPath(): string {
+    return this.originalUrl;
   }
 
   private line(id: string): void {

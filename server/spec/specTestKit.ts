@@ -164,6 +164,7 @@ export const ADMIN_OPS = [
   'clearFaults',
   'deleteFault',
   'listRequests',
+  'countRequests',
   'clearRequests',
   'getHealth',
   'getAdminSpec',

@@ -185,6 +185,29 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       expect(await j.list()).toEqual([]);
     });
 
+    it('counts entries by method, path, app, status and since, saying when a full ring may have dropped some', async () => {
+      const j = store.journal(3);
+      await j.clear();
+      const at = (method: string, path: string, status: number, client: string | null) => ({
+        ...entry('taskGet', status, client),
+        method,
+        path,
+      });
+      await j.add(at('POST', '/p/tasks/', 200, 'a'), 1000, 'a');
+      await j.add(at('POST', '/p/tasks/?x=1', 422, 'a'), 2000, 'a');
+      await j.add(at('GET', '/p/tasks/t1', 200, 'a'), 3000, 'a');
+      await j.add(at('POST', '/p/tasks/', 200, null), 4000);
+      expect(await j.count({ method: 'POST', path: '/p/tasks/' })).toEqual({ count: 3, complete: false });
+      expect((await j.count({ method: 'POST', path: '/p/tasks/', clientId: 'a' })).count).toBe(2);
+      expect((await j.count({ path: '/p/tasks/*', status: 200 })).count).toBe(3);
+      expect((await j.count({ path: '/p/tasks/*', sinceMs: 3000 })).count).toBe(2);
+      // The app's ring is full (3 of 3) but holds an entry older than `since`: nothing was lost.
+      expect(await j.count({ clientId: 'a', sinceMs: 2000 })).toEqual({ count: 2, complete: true });
+      await j.add(at('GET', '/p/tasks/t2', 200, 'a'), 5000, 'a');
+      expect(await j.count({ clientId: 'a', method: 'GET' })).toEqual({ count: 2, complete: false });
+      expect(await j.count({ clientId: 'nobody' })).toEqual({ count: 0, complete: true });
+    });
+
     it('keeps unverified claims on an app in a ring of their own, filtered on request', async () => {
       const j = store.journal(3);
       await j.clear();

@@ -1,10 +1,12 @@
 import { Ring } from './ring.js';
 import {
   type DeferredEntry,
+  type JournalCount,
   type JournalEntry,
   type JournalLog,
   type JournalQuery,
   listLimit,
+  pathMatches,
   unverifiedRing,
 } from './store.js';
 
@@ -57,16 +59,37 @@ export class Journal implements JournalLog {
     return id;
   }
 
+  /**
+   * An app's own ring, plus requests that only claimed its id (its unverified ring, and the
+   * no-app ring's claims made before it existed); else every ring.
+   */
+  private ringsFor(q: JournalQuery): Ring<Slot>[] {
+    return q.clientId === undefined
+      ? [...this.rings.values()]
+      : [q.clientId, unverifiedRing(q.clientId), NO_APP]
+          .map((k) => this.rings.get(k))
+          .filter((r) => r !== undefined);
+  }
+
+  async count(q: JournalQuery): Promise<JournalCount> {
+    let count = 0;
+    let complete = true;
+    for (const ring of this.ringsFor(q)) {
+      let oldest: Slot | undefined;
+      for (const slot of ring.newestFirst()) {
+        oldest = slot;
+        if (matches(slot, q)) count++;
+      }
+      // A full ring may have dropped matches, unless its oldest entry predates `since`.
+      const full = ring.length >= this.capacity;
+      if (full && !(q.sinceMs !== undefined && oldest && oldest.timeMs < q.sinceMs)) complete = false;
+    }
+    return { count, complete };
+  }
+
   async list(q: JournalQuery = {}): Promise<JournalEntry[]> {
     const limit = listLimit(q, this.capacity);
-    // An app's own ring, plus requests that only claimed its id (its unverified ring, and the
-    // no-app ring's claims made before it existed); else every ring.
-    const rings =
-      q.clientId === undefined
-        ? [...this.rings.values()]
-        : [q.clientId, unverifiedRing(q.clientId), NO_APP]
-            .map((k) => this.rings.get(k))
-            .filter((r) => r !== undefined);
+    const rings = this.ringsFor(q);
     const picked: Slot[] = [];
     for (const ring of rings) {
       let taken = 0;
@@ -113,5 +136,7 @@ function matches(slot: Slot, q: JournalQuery): boolean {
   if (q.clientId !== undefined && e.client_id !== q.clientId) return false;
   if (q.unverified !== undefined && (e.unverified === true) !== q.unverified) return false;
   if (q.sinceMs !== undefined && slot.timeMs < q.sinceMs) return false;
+  if (q.method !== undefined && e.method !== q.method) return false;
+  if (q.path !== undefined && !pathMatches('build' in e ? e.rawPath : e.path, q.path)) return false;
   return true;
 }
