@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 
 /** One request a load run repeats: written as raw bytes, so the client costs little CPU. */
 export interface LoadRequest {
@@ -6,6 +7,8 @@ export interface LoadRequest {
   method?: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** For an https:// URL: the CA to trust (the simulator's local CA). */
+  ca?: string;
 }
 
 export interface LoadResult {
@@ -78,7 +81,10 @@ export async function load(
   const sockets: Socket[] = [];
   const done: Promise<void>[] = [];
   for (let c = 0; c < opts.connections; c++) {
-    const s = connect(Number(u.port), u.hostname);
+    const secure = u.protocol === 'https:';
+    const s = secure
+      ? tlsConnect({ port: Number(u.port), host: u.hostname, ...(req.ca ? { ca: req.ca } : {}) })
+      : connect(Number(u.port), u.hostname);
     s.setNoDelay(true);
     sockets.push(s);
     done.push(
@@ -94,7 +100,7 @@ export async function load(
           sent = performance.now();
           s.write(bytes);
         };
-        s.on('connect', send);
+        s.on(secure ? 'secureConnect' : 'connect', send);
         s.on('error', reject);
         s.on('data', (d: Buffer) => {
           buf = buf.length ? Buffer.concat([buf, d]) : d;

@@ -1,6 +1,7 @@
 import { anchorsBenchmark } from './anchors.js';
 import { faultMatchingBenchmark } from './faultMatching.js';
 import { globalFaultsBenchmark } from './globalFaults.js';
+import { httpsOverheadBenchmark } from './httpsOverhead.js';
 import { type Benchmark, fmt } from './lib.js';
 import { manyInstancesBenchmark } from './manyInstances.js';
 import { pgStoreBenchmark } from './pgStore.js';
@@ -20,6 +21,7 @@ export const benchmarks: Benchmark[] = [
   startupBenchmark,
   startupStoredBenchmark,
   requestOverheadBenchmark,
+  httpsOverheadBenchmark,
   storeWritesBenchmark,
   uploadMemoryBenchmark,
   faultMatchingBenchmark,

@@ -5,7 +5,7 @@ import { parseArgs } from './cli/parseArgs.js';
 import { type Config, defaults, options, parseConfig } from './config.js';
 import { fromRoot } from './core/root.js';
 import type { NewApp, PartnerApp } from './domain/apps.js';
-import { startSimulator } from './simulator.js';
+import { type RunningSimulator, startSimulator } from './simulator.js';
 import { readFixture } from './spec/fixtures.js';
 import { redactUrl } from './store/postgres/url.js';
 
@@ -23,6 +23,10 @@ const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promi
   binding: {
     summary: "show a device's binding, history and recovery verdict (--help)",
     run: async (a) => (await import('./cli/binding.js')).runBinding(a),
+  },
+  ca: {
+    summary: 'print the local CA of serve --https and how to trust it (--help)',
+    run: async (a) => (await import('./cli/ca.js')).runCa(a),
   },
 };
 
@@ -68,7 +72,12 @@ export async function fixtureApps(config: Config, apps: PartnerApp[]): Promise<P
 }
 
 /** The start banner (exported for its test). */
-export function banner(url: string, config: Config, apps: PartnerApp[]): string {
+export function banner(
+  url: string,
+  config: Config,
+  apps: PartnerApp[],
+  https?: RunningSimulator['https'],
+): string {
   const creds = apps
     .map((a) => `  [${a.region}] client_id=${a.client_id}  secret_key=${a.secret_key}  api_key=${a.api_key}`)
     .join('\n');
@@ -78,8 +87,14 @@ export function banner(url: string, config: Config, apps: PartnerApp[]): string 
     `partner-sim listening on ${url}`,
     `  US base_url: ${url}/developer/api`,
     `  JP base_url: ${url}/jp/developer/api`,
-    `  storage:     ${config.publicUrl ?? url}/storage`,
+    `  storage:     ${config.storageHost ? `https://${config.storageHost} (S3-shaped URLs, through --https)` : `${config.publicUrl ?? url}/storage`}`,
     `  control API: ${url}/__admin  (spec: ${url}/__admin/openapi.yaml)`,
+    ...(https
+      ? [
+          `  HTTPS:       ${https.url}/developer/api  (trust ${https.caCertPath})`,
+          `  proxy:       HTTPS_PROXY=${https.proxy} serves the live hosts${config.storageHost ? ` and ${config.storageHost}` : ''}, refuses others (docs/any-client.md)`,
+        ]
+      : []),
     `  state:       ${store}`,
     ...(config.seed === undefined
       ? []
@@ -129,7 +144,9 @@ async function serve(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
-  process.stdout.write(banner(sim.url, config, await fixtureApps(config, sim.services.apps.list())));
+  process.stdout.write(
+    banner(sim.url, config, await fixtureApps(config, sim.services.apps.list()), sim.https),
+  );
   await stopped;
   return 0;
 }

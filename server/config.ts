@@ -26,6 +26,16 @@ export interface Config {
   adminToken: string | undefined;
   /** Host names `/__admin` answers to besides loopback and the --public-url host; '*' = any. */
   allowedHosts: string[];
+  /** `--https`: the port also speaks TLS and answers as an intercepting proxy. */
+  https: boolean;
+  /** `--https-only`: direct plain-HTTP requests get 400 (proxy requests still work). */
+  httpsOnly: boolean;
+  /** Folder of the local CA; undefined = `<dataDir>/ca`. */
+  caDir: string | undefined;
+  /** More names the leaf certificate covers and the proxy serves. */
+  tlsHosts: string[];
+  /** S3-shaped presigned and download URLs on this host (`https://<host>/<key>`); undefined = off. */
+  storageHost: string | undefined;
   partnerTokenTtlS: number;
   userTokenTtlS: number;
   refreshTokenTtlS: number;
@@ -74,6 +84,11 @@ export const defaults: Config = {
   accessLog: false,
   adminToken: undefined,
   allowedHosts: [],
+  https: false,
+  httpsOnly: false,
+  caDir: undefined,
+  tlsHosts: [],
+  storageHost: undefined,
   partnerTokenTtlS: 3600,
   userTokenTtlS: 86400,
   refreshTokenTtlS: 30 * 86400,
@@ -164,6 +179,11 @@ export function parseConfig(
     }
     out.publicUrl = out.publicUrl.replace(/\/+$/, '');
   }
+  if (out.caDir !== undefined) out.caDir = resolve(out.caDir);
+  if (out.httpsOnly && !out.https) throw new ConfigError('--https-only needs --https');
+  // Its https:// URLs reach the simulator only through its TLS listener and proxy.
+  if (out.storageHost !== undefined && !out.https)
+    throw new ConfigError('--storage-host needs --https (its URLs are https:// through the proxy)');
   if (out.store !== undefined && out.inMemory)
     throw new ConfigError('--store and --in-memory exclude each other: pick where state lives');
   if (out.port > 65535) throw new ConfigError(`invalid value for --port: ${out.port} (0-65535)`);

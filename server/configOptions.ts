@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Config } from './config.js';
 import { parseDuration } from './core/duration.js';
 import { isPostgresUrl, redactUrl } from './store/postgres/url.js';
@@ -17,6 +18,20 @@ export interface OptionSpec {
   parse?: (raw: string) => unknown;
   /** How a raw value may be shown in an error (a URL's password must not be). */
   show?: (raw: string) => string;
+}
+
+/** A comma list of host names (optionally with a port, or '*'); IPv6 addresses in brackets or bare. */
+function hostList(raw: string, withPorts: boolean): string[] {
+  const hosts = raw
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const ok = withPorts
+    ? (h: string) => h === '*' || /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(:\d{1,5})?$/.test(h)
+    : (h: string) => /^[a-z0-9_.-]+$/.test(h) || isIP(h.replace(/^\[(.*)\]$/, '$1')) !== 0;
+  const bad = hosts.find((h) => !ok(h));
+  if (bad !== undefined) throw new Error(`not a host name: ${JSON.stringify(bad)}`);
+  return hosts;
 }
 
 export const options: OptionSpec[] = [
@@ -108,14 +123,48 @@ export const options: OptionSpec[] = [
     kind: 'string',
     env: 'PARTNER_SIM_ALLOWED_HOSTS',
     help: "comma list of extra host names /__admin answers to (loopback and the --public-url host always work); '*' allows any",
+    parse: (raw) => hostList(raw, true),
+  },
+  {
+    flag: 'https',
+    key: 'https',
+    kind: 'bool',
+    env: 'PARTNER_SIM_HTTPS',
+    help: 'the port also answers HTTPS (a leaf of the local CA, see `partner-sim ca`) and as an HTTP proxy serving the live hosts (docs/any-client.md)',
+  },
+  {
+    flag: 'https-only',
+    key: 'httpsOnly',
+    kind: 'bool',
+    env: 'PARTNER_SIM_HTTPS_ONLY',
+    help: 'with --https: answer direct plain-HTTP requests with 400 (proxy requests still work)',
+  },
+  {
+    flag: 'ca-dir',
+    key: 'caDir',
+    kind: 'string',
+    env: 'PARTNER_SIM_CA_DIR',
+    help: 'folder of the local certificate authority, created on first use, key owner-only (default: <data-dir>/ca)',
+  },
+  {
+    flag: 'tls-hosts',
+    key: 'tlsHosts',
+    kind: 'string',
+    env: 'PARTNER_SIM_TLS_HOSTS',
+    help: 'comma list of more names or addresses the certificate covers and the proxy serves (e.g. a LAN address for a phone)',
+    parse: (raw) => hostList(raw, false),
+  },
+  {
+    flag: 'storage-host',
+    key: 'storageHost',
+    kind: 'string',
+    env: 'PARTNER_SIM_STORAGE_HOST',
+    help: "S3-shaped upload and download URLs, https://<this host>/<key>?X-Amz-… (e.g. partner-sim.s3.us-east-1.amazonaws.com), served through --https and its proxy; default: URLs on the simulator's own address",
     parse: (raw) => {
-      const hosts = raw
-        .split(',')
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean);
-      const bad = hosts.find((h) => h !== '*' && !/^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(:\d{1,5})?$/.test(h));
-      if (bad !== undefined) throw new Error(`not a host name: ${JSON.stringify(bad)}`);
-      return hosts;
+      const [host] = hostList(raw, false);
+      if (host === undefined || raw.includes(',') || /^[0-9.]+$|:/.test(host))
+        throw new Error('expected one DNS name, such as partner-sim.s3.us-east-1.amazonaws.com');
+      return host;
     },
   },
   {

@@ -27,6 +27,18 @@ describe('startSimulator on a busy port', () => {
     await expect(access(dataDir)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('with --https too: no data folder and no CA created on a busy port', async () => {
+    blocker = createServer();
+    await new Promise<void>((r) => blocker!.listen(0, '127.0.0.1', () => r()));
+    const { port } = blocker.address() as AddressInfo;
+    dir = await mkdtemp(join(tmpdir(), 'psim-busy-tls-'));
+    const dataDir = join(dir, 'data');
+    await expect(
+      startSimulator(testConfig({ inMemory: false, dataDir, port, host: '127.0.0.1', https: true })),
+    ).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await expect(access(dataDir)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('on a free port creates the data folder and serves', async () => {
     dir = await mkdtemp(join(tmpdir(), 'psim-free-'));
     const dataDir = join(dir, 'data');

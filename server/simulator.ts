@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { type AppDeps, createApp } from './app.js';
@@ -9,6 +9,7 @@ import { Random } from './core/random.js';
 import { Instance } from './domain/instance.js';
 import { answerClientError } from './http/clientError.js';
 import { guardedServer } from './http/connectionGuard.js';
+import type { HttpsListener } from './net/httpsListener.js';
 import { createServices, type Services, seedAll } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 import { validatorsFor } from './spec/validators.js';
@@ -112,6 +113,11 @@ export interface RunningSimulator extends Simulator {
   server: Server;
   /** e.g. http://127.0.0.1:4010 */
   url: string;
+  /**
+   * With --https: the same port's https:// address, the local CA's certificate file (what
+   * clients trust) and the proxy address (HTTPS_PROXY), the same host and port as `url`.
+   */
+  https?: { url: string; caCertPath: string; proxy: string };
   stop(): Promise<void>;
 }
 
@@ -120,20 +126,20 @@ export async function startSimulator(
   config: Config,
   extra: Pick<AppDeps, 'hooks'> = {},
 ): Promise<RunningSimulator> {
-  // The port is reserved before anything touches the data folder: a start that fails on a busy
-  // port leaves no ./data and no LOCK behind. Requests that arrive while the simulator boots
-  // wait for it (the socket was accepted; nothing is answered half-built).
-  let app: express.Express | undefined;
-  let booted: (a: express.Express | undefined) => void = () => {};
-  const booting = new Promise<express.Express | undefined>((resolve) => {
+  // The port is reserved before anything touches the data folder (store, LOCK, --https's CA):
+  // a start that fails on a busy port leaves no ./data behind. Requests that arrive while the
+  // simulator boots wait for it (the socket was accepted; nothing is answered half-built).
+  let listener: RequestListener | undefined;
+  let booted: (l: RequestListener | undefined) => void = () => {};
+  const booting = new Promise<RequestListener | undefined>((resolve) => {
     booted = resolve;
   });
   let logger: Simulator['services']['deps']['logger'] | undefined;
   let warned = 0;
   const server = guardedServer(
     (req, res) => {
-      if (app) return app(req, res);
-      void booting.then((a) => (a ? a(req, res) : res.destroy()));
+      if (listener) return listener(req, res);
+      void booting.then((l) => (l ? l(req, res) : res.destroy()));
     },
     config,
     (open) => {
@@ -154,17 +160,27 @@ export async function startSimulator(
     });
   });
   let sim: Simulator;
+  let secure: HttpsListener | undefined;
   try {
     sim = await createSimulator(config, extra);
+    logger = sim.services.deps.logger;
+    // --https: one port for plain HTTP, TLS and the proxy (loaded only then: node-forge and
+    // all), on the same guarded server, so its caps and timeouts hold for decrypted
+    // connections too. Its "server" is the one already listening; only its listener is new.
+    secure = config.https
+      ? await (await import('./net/httpsListener.js')).httpsListener(sim.app, config, logger, (l) => {
+          listener = l;
+          return server;
+        })
+      : undefined;
   } catch (err) {
     booted(undefined);
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw err;
   }
-  app = sim.app;
-  logger = sim.services.deps.logger;
-  booted(app);
+  listener ??= sim.app;
+  booted(listener);
   server.on('clientError', answerClientError);
   // Warm the validators once listening: the first request then pays nothing extra, and
   // start-up itself stays free of work that can wait.
@@ -180,11 +196,22 @@ export async function startSimulator(
   if (!sim.services.deps.store.shared) sim.recovery.schedule(RECOVER_AFTER_MS);
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (secure) secure.table.port = port;
   let stopping: Promise<void> | undefined;
   return {
     ...sim,
     server,
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: `http://${authority}`,
+    ...(secure
+      ? {
+          https: {
+            url: `https://${authority}`,
+            caCertPath: secure.ca.certPath,
+            proxy: `http://${authority}`,
+          },
+        }
+      : {}),
     stop() {
       stopping ??= (async () => {
         // Hung and delayed fault responses would otherwise hold the close for 2 s.

@@ -27,6 +27,11 @@ export interface SimulatorHandle {
   /** The server's root, e.g. http://127.0.0.1:PORT */
   url: string;
   urls: SimulatorUrls;
+  /**
+   * With `config: { https: true }`: the same port's https:// root, the local CA's certificate
+   * file to trust, and the proxy address for HTTPS_PROXY (docs/any-client.md).
+   */
+  https?: { url: string; caCertPath: string; proxy: string };
   /** Typed control API client (devices, apps, clock, faults, transcripts, journal, reset). */
   control: ControlClient;
   /** Close connections, stop background work, release the store. Safe to call twice. */
@@ -59,9 +64,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     urls: {
       us: `${sim.url}${US_API}`,
       jp: `${sim.url}${JP_API}`,
-      storage: `${config.publicUrl ?? sim.url}${STORAGE_PREFIX}`,
+      storage: config.storageHost
+        ? `https://${config.storageHost}`
+        : `${config.publicUrl ?? sim.url}${STORAGE_PREFIX}`,
       admin,
     },
+    ...(sim.https ? { https: sim.https } : {}),
     control: new ControlClient(admin, config.adminToken ? { adminToken: config.adminToken } : {}),
     stop: () => sim.stop(),
   };

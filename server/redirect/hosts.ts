@@ -28,7 +28,7 @@ export type Redirect = (url: URL) => URL | undefined;
 export const LIVE_PREFIX = '/developer/api';
 
 /** What the simulator puts before a live path for each region: '' for US, '/jp' for JP. */
-const regionRoot = (region: Region): string => {
+export const regionRoot = (region: Region): string => {
   const prefix = API_PREFIXES.find(([, r]) => r === region)![0];
   return prefix.slice(0, prefix.length - LIVE_PREFIX.length);
 };

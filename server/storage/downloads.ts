@@ -101,7 +101,8 @@ export async function lookupUrl(
   }
   const onStorageHost = onOwnHost(url, ownUrl) && /^\/storage(?:\/|$)/i.test(url.pathname);
   if (!onStorageHost && !isOurCredential(url.searchParams.get('X-Amz-Credential'))) return undefined;
-  const m = /\/storage\/files\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
+  // On the simulator's address (`…/storage/files/…`) or the S3-shaped storage host (`/files/…`).
+  const m = /(?:^|\/storage)\/files\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
   if (!m) {
     // As the storage host answers a path no URL was signed for (app.ts).
     if (url.searchParams.has('X-Amz-Signature'))

@@ -25,7 +25,13 @@ export interface StorageSettings {
   uploadTtlS: number;
   /** Accepted besides LIVE_FILETYPES. */
   uploadFiletypes: readonly string[];
+  /** `--storage-host`: URLs are S3's virtual-host form on it, `https://<host>/<key>?X-Amz-…`. */
+  storageHost?: string | undefined;
 }
+
+/** The region an S3 host name carries (`<bucket>.s3.<region>.amazonaws.com`), for the credential scope. */
+const s3RegionOf = (host: string | undefined): string | undefined =>
+  host === undefined ? undefined : /\.s3[.-]([a-z0-9-]+)\.amazonaws\.com$/.exec(host)?.[1];
 
 /**
  * The fake S3 bucket behind upload sessions: presigned part URLs, streamed part storage with
@@ -67,7 +73,7 @@ export class StorageService implements FileSource, Lifecycle {
     this.parts = store.collection<PartRecord>('uploadParts');
     this.files = store.collection<FileRecord>('files');
     this.sweeping = new PagedSweep(this.uploads);
-    this.presigner = new Presigner(secret);
+    this.presigner = new Presigner(secret, s3RegionOf(settings.storageHost));
     this.fileMd5 = new RunningMd5(this.hashes, blobs);
     this.blobNames = random.fork('blobs');
     this.filetypes = new Set([...LIVE_FILETYPES, ...settings.uploadFiletypes]);
@@ -120,7 +126,7 @@ export class StorageService implements FileSource, Lifecycle {
         this.settings.presignExpiryS,
         accessKeyOf(user.client_id),
       );
-      return { PartNumber: i + 1, PresignedUrl: `${publicUrl}/storage${path}?${qs}` };
+      return { PartNumber: i + 1, PresignedUrl: this.urlOf(publicUrl, path, qs) };
     });
     return { FileId: rec.file_id, UploadId: rec.upload_id, ChunkSize: chunk, Parts };
   }
@@ -157,7 +163,16 @@ export class StorageService implements FileSource, Lifecycle {
       this.settings.downloadExpiryS,
       accessKeyOf(file.client_id),
     );
-    return `${publicUrl}/storage${path}?${qs}`;
+    return this.urlOf(publicUrl, path, qs);
+  }
+
+  /**
+   * A signed storage address: on the simulator's own address under /storage, or with
+   * --storage-host as S3 writes them (the signature covers the key path, not the host).
+   */
+  private urlOf(publicUrl: string, path: string, qs: string): string {
+    const host = this.settings.storageHost;
+    return host ? `https://${host}${path}?${qs}` : `${publicUrl}/storage${path}?${qs}`;
   }
 
   download(fileId: string, query: URLSearchParams, rangeHeader: string | undefined): Promise<Download> {

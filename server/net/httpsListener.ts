@@ -1,0 +1,46 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { caDirOf, type LocalCa, loadOrCreateCa } from '../tls/caStore.js';
+import { issueLeaf } from '../tls/certificates.js';
+import { InterceptTable } from './interceptTable.js';
+import { acceptTlsAndProxy, routeRequests } from './secureListener.js';
+
+export interface HttpsListener {
+  /** Not yet listening; the caller listens on it as on a plain server. */
+  server: Server;
+  ca: LocalCa;
+  table: InterceptTable;
+}
+
+/**
+ * `serve --https`: the local CA (created on first use), a leaf for every name the simulator
+ * answers to, issued anew at each start (its key lives in memory only), and the server that
+ * speaks plain HTTP, TLS and proxy on one port. Loaded only with --https, so a plain start
+ * reads none of this (nor node-forge).
+ */
+export async function httpsListener(
+  app: RequestListener,
+  config: Config,
+  logger: Logger,
+  /** How the HTTP server is made (the simulator's guarded server: caps and timeouts). */
+  makeServer: (listener: RequestListener) => Server = (listener) => createServer(listener),
+): Promise<HttpsListener> {
+  const ca = await loadOrCreateCa(caDirOf(config));
+  if (ca.created) logger.info({ ca: ca.certPath }, 'created the local certificate authority');
+  const table = new InterceptTable({
+    storageHost: config.storageHost,
+    extraHosts: config.tlsHosts,
+    bindHost: config.host,
+  });
+  const leaf = issueLeaf(ca, table.certNames);
+  const opts = {
+    table,
+    leaf,
+    httpsOnly: config.httpsOnly,
+    log: (msg: string, detail: Record<string, unknown>) => logger.debug(detail, msg),
+  };
+  const server = makeServer(routeRequests(app, opts));
+  acceptTlsAndProxy(server, opts);
+  return { server, ca, table };
+}

@@ -1,0 +1,180 @@
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { createSecureContext, createServer as createTlsServer, type TLSSocket } from 'node:tls';
+import type { KeyPair } from '../tls/certificates.js';
+import { hostName, InterceptTable, type Route } from './interceptTable.js';
+
+/**
+ * One port, three ways in: plain HTTP (as without --https), TLS (told apart by the first
+ * byte, a handshake record is 0x16), and an HTTP proxy: `CONNECT host:port` to a host the
+ * simulator serves is answered 200 and the tunnel is served like a new connection (TLS with
+ * the local CA's leaf, or plain); an absolute-URL request (`GET http://host/…`) likewise.
+ * Every other host is refused with 403 before anything about it is looked up: the simulator
+ * never opens a connection of its own, so nothing leaves the machine.
+ *
+ * Decrypted connections go to the HTTP server's own connection handling, so timeouts,
+ * keep-alive, `closeAllConnections` and the app are the same as for plain HTTP.
+ */
+export interface SecureListenerOptions {
+  table: InterceptTable;
+  leaf: KeyPair;
+  /** `--https-only`: a direct plain-HTTP request is answered 400 (proxy requests still work). */
+  httpsOnly: boolean;
+  /** Where handshake failures and refusals are told (debug level: clients cause them). */
+  log: (msg: string, detail: Record<string, unknown>) => void;
+}
+
+/** Sockets of CONNECT tunnels: plain HTTP inside one is routed by its Host, as TLS is. */
+const tunnels = new WeakSet<object>();
+
+/** A JSON error in the spec's `{detail, message}` form, the connection closed after it. */
+function rawAnswer(socket: Duplex, status: number, reason: string, detail: string, message: string): void {
+  const body = JSON.stringify({ detail, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+const refusal = (host: string): string =>
+  `partner-sim does not serve ${host} and forwards nothing off this machine: the proxy serves only the live API hosts, the storage host and the simulator's own names. To serve ${host} as the simulator, start it with --tls-hosts ${host}; to reach the real ${host}, leave it out of the proxy (NO_PROXY=${host}).`;
+
+function answer(res: ServerResponse, status: number, detail: string, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
+  res.end(JSON.stringify({ detail, message }));
+}
+
+/** The request handler in front of the app: proxy requests and hosts served as the live ones. */
+export function routeRequests(app: RequestListener, opts: SecureListenerOptions): RequestListener {
+  const { table } = opts;
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const target = req.url ?? '/';
+    if (target.startsWith('/')) {
+      if ((req.socket as TLSSocket).encrypted || tunnels.has(req.socket)) {
+        const host = req.headers.host ?? (req.socket as TLSSocket).servername;
+        const route: Route = host ? table.hostRoute(hostName(host)) : { kind: 'self' };
+        req.url = InterceptTable.path(route, target);
+      } else if (opts.httpsOnly) {
+        return answer(
+          res,
+          400,
+          'HTTPS_REQUIRED',
+          `this port answers HTTPS and proxy requests only (--https-only): use https://${req.headers.host ?? 'localhost'}${target}`,
+        );
+      }
+      return app(req, res);
+    }
+    // An absolute URL: a request sent to a proxy (HTTP_PROXY) for a plain-http address.
+    let url: URL;
+    try {
+      url = new URL(target);
+      if (!/^https?:$/.test(url.protocol)) throw new Error('not http');
+    } catch {
+      return answer(
+        res,
+        400,
+        'BAD_REQUEST',
+        `not a request target a proxy can serve: ${target.slice(0, 200)}`,
+      );
+    }
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const route = table.proxyRoute(url.hostname, port);
+    if (!route) {
+      opts.log('proxy refused a request', { host: url.host });
+      return answer(res, 403, 'PROXY_HOST_REFUSED', refusal(url.host));
+    }
+    req.url = InterceptTable.path(route, `${url.pathname}${url.search}`);
+    return app(req, res);
+  };
+}
+
+/** `host:port` of a CONNECT, IPv6 in brackets; undefined when malformed. */
+function connectTarget(raw: string): { host: string; port: number } | undefined {
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$/.exec(raw);
+  const port = Number(m?.[2]);
+  return m && port > 0 && port < 65536 ? { host: hostName(m[1]!), port } : undefined;
+}
+
+/** Turn `server` (not yet listening, built on `routeRequests`) into the TLS/proxy listener. */
+export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): void {
+  const { table } = opts;
+  const plain = server.listeners('connection') as ((socket: Duplex) => void)[];
+  server.removeAllListeners('connection');
+  const serveHttp = (socket: Duplex) => {
+    for (const l of plain) l.call(server, socket);
+  };
+  const context = createSecureContext({ key: opts.leaf.keyPem, cert: opts.leaf.certPem });
+  const tls = createTlsServer({
+    key: opts.leaf.keyPem,
+    cert: opts.leaf.certPem,
+    ALPNProtocols: ['http/1.1'],
+    // A name the certificate does not cover fails the handshake here, with an alert, rather
+    // than later in the client with a hostname mismatch nobody can trace.
+    SNICallback: (name, cb) =>
+      table.covers(name) ? cb(null, context) : cb(new Error(`no certificate for ${name}`)),
+    handshakeTimeout: 10_000,
+  });
+  tls.on('secureConnection', serveHttp);
+  tls.on('tlsClientError', (err, socket) => {
+    opts.log('TLS handshake failed', { err: err.message });
+    socket.destroy();
+  });
+
+  // Sockets in a handshake, or carrying a tunnel, are not the HTTP server's connections:
+  // closing all connections at shutdown must end them too.
+  const open = new Set<Duplex>();
+  const closeAll = server.closeAllConnections.bind(server);
+  server.closeAllConnections = () => {
+    closeAll();
+    for (const s of open) s.destroy();
+  };
+
+  /** Tell TLS from plain HTTP by the first byte, then hand the socket on, that byte unread. */
+  const sniff = (socket: Duplex) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    socket.on('error', () => socket.destroy());
+    // A connection that never says anything is closed as the HTTP server closes one that
+    // never completes its headers.
+    const silent = setTimeout(() => socket.destroy(), server.headersTimeout || 60_000);
+    silent.unref();
+    socket.once('close', () => clearTimeout(silent));
+    socket.once('data', (chunk: Buffer) => {
+      clearTimeout(silent);
+      socket.pause();
+      socket.unshift(chunk);
+      // TLS reads what is buffered itself; the HTTP server needs the stream flowing again.
+      if (chunk[0] === 0x16) tls.emit('connection', socket);
+      else {
+        serveHttp(socket);
+        socket.resume();
+      }
+    });
+  };
+  server.on('connection', sniff);
+
+  server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const to = connectTarget(req.url ?? '');
+    if (!to) {
+      rawAnswer(
+        socket,
+        400,
+        'Bad Request',
+        'BAD_REQUEST',
+        `CONNECT needs host:port, got ${JSON.stringify((req.url ?? '').slice(0, 200))}`,
+      );
+      return;
+    }
+    const shown = to.host.includes(':') ? `[${to.host}]:${to.port}` : `${to.host}:${to.port}`;
+    if (!table.proxyRoute(to.host, to.port)) {
+      opts.log('proxy refused a tunnel', { host: shown });
+      rawAnswer(socket, 403, 'Forbidden', 'PROXY_HOST_REFUSED', refusal(shown));
+      return;
+    }
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length > 0) socket.unshift(head);
+    tunnels.add(socket);
+    sniff(socket);
+  });
+}
