@@ -117,6 +117,54 @@ describe('request journal', () => {
   });
 });
 
+describe('response excerpts', () => {
+  it('keeps a bounded, redacted excerpt of non-2xx answers, none of 2xx ones', async () => {
+    const s = await start({ chunkSize: 1024 });
+    const p = await exchange(s);
+    expect(p.status).toBe(200);
+    await exchange(s, { ...DEMO_US, secret_key: 'wrong' });
+    const up = await startUpload(s.api, (await userToken(s.api, DEMO_US)).user, 10);
+    // A tampered signature: the storage host's S3 XML error.
+    await http('PUT', up.Parts[0]!.PresignedUrl.replace(/X-Amz-Signature=[0-9a-f]+/, 'X-Amz-Signature=00'), {
+      raw: Buffer.alloc(10),
+    });
+    // A fault whose body is large and carries a token and a secret-named field.
+    const token = p.body.access_token as string;
+    await http('POST', `${s.admin}/faults`, {
+      json: {
+        operation: 'createUserToken',
+        status: 502,
+        times: 1,
+        body: {
+          detail: 'UPSTREAM',
+          echo: `Bearer ${token}`,
+          secret_key: 'sk-live',
+          filler: 'x'.repeat(100_000),
+        },
+      },
+    });
+    await http('POST', `${s.api}/open/partner/users/access-token`, {
+      headers: bearer(token),
+      json: { user_id: 'user-000001' },
+    });
+    const all = await journal(s, '?limit=50');
+    const byOp = (op: string, status: number) => all.find((e) => e.operation === op && e.status === status);
+    expect(byOp('getPartnerToken', 200).response_excerpt).toBeUndefined();
+    expect(byOp('getPartnerToken', 401).response_excerpt).toMatchObject({ detail: 'CLIENT_NOT_FOUND' });
+    const xml = byOp('uploadPart', 403).response_excerpt as string;
+    expect(xml).toMatch(/^<\?xml[\s\S]*<Code>SignatureDoesNotMatch<\/Code>/);
+    const fault = byOp('createUserToken', 502);
+    expect(fault.response_excerpt).toMatchObject({ detail: 'UPSTREAM', secret_key: REDACTED });
+    const text = JSON.stringify(fault.response_excerpt);
+    expect(text).not.toContain(token);
+    expect(text).not.toContain('sk-live');
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2048);
+    // Counted by status too.
+    const n = await http('GET', `${s.admin}/requests/count?status=502`);
+    expect(n.body).toEqual({ count: 1, complete: true });
+  });
+});
+
 describe('redaction', () => {
   it('never keeps a token, secret, API key or signature in the journal', async () => {
     const s = await start({ chunkSize: 1024, transcriptionDelay: 0 });

@@ -100,7 +100,8 @@ export function lastResort(res: Response): void {
   for (const name of res.getHeaderNames()) res.removeHeader(name);
   res.statusCode = 500;
   res.setHeader('Content-Type', storage ? 'application/xml' : 'application/json; charset=utf-8');
-  res.end(storage ? FALLBACK_XML : FALLBACK_JSON);
+  simLocals(res).answer = storage ? FALLBACK_XML : FALLBACK_JSON;
+  res.end(simLocals(res).answer as string);
 }
 
 function answerError(config: Config, logger: Logger, appOf: AppLookup): ErrorRequestHandler {
@@ -127,10 +128,8 @@ function answerError(config: Config, logger: Logger, appOf: AppLookup): ErrorReq
         res.status(err.status).end();
         return;
       }
-      res
-        .status(err.status)
-        .type('application/xml')
-        .send(s3ErrorXml(err.code, err.message, err.resource ?? req.path, requestId));
+      sim.answer = s3ErrorXml(err.code, err.message, err.resource ?? req.path, requestId);
+      res.status(err.status).type('application/xml').send(sim.answer);
       return;
     }
     const spec = sim.surface === 'admin' ? adminSpec() : apiSpec();

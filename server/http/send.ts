@@ -35,7 +35,9 @@ function failsSpec(
   if (!opts.config.validateResponses || !sim.op || sim.fault?.shaped) return false;
   const violations = validatorsFor(opts.spec).validateResponse(sim.op, status, contentType, body);
   if (violations.length === 0) return false;
-  res.status(500).json({ detail: 'RESPONSE_VALIDATION_FAILED', message: violations.join('; ') });
+  const answer = { detail: 'RESPONSE_VALIDATION_FAILED', message: violations.join('; ') };
+  sim.answer = answer;
+  res.status(500).json(answer);
   return true;
 }
 
@@ -60,6 +62,7 @@ export function sendJson(
     if (opId === op.id && field) out = breakBody(out, field);
   }
   if (failsSpec(res, status, 'application/json', out, opts, sim)) return;
+  if (status >= 300) sim.answer = out;
   // statusCode directly: the status comes from the spec's own replies, always a valid code.
   if (headers) res.set(headers); // most replies carry none
   res.statusCode = status;

@@ -856,6 +856,13 @@ export interface components {
             };
             /** @description Short summary of the request body. */
             body_summary?: unknown;
+            /**
+             * @description Why a request failed: for answers other than 2xx, an excerpt of the body the
+             *     simulator sent (a JSON error summarised as `body_summary` is, S3 XML or text cut at
+             *     1,024 characters), redacted as the rest of the entry, at most 2 KiB. Absent for 2xx
+             *     answers and for answers without a body.
+             */
+            response_excerpt?: unknown;
             /** @description Id of the fault rule that applied (`header` for an `X-Sim-Fault` header), if any. */
             fault_id?: string | null;
             /**
