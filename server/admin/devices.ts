@@ -1,9 +1,10 @@
 import { deviceRecovery } from '../domain/deviceRecovery.js';
 import type { Handlers } from '../http/types.js';
+import { idPageReply, pageQueryOf } from './paging.js';
 
 /** Control API over the device registry: arrange any binding state, inspect it, forget it. */
 export const deviceAdminHandlers = {
-  listDevices: async ({ services }) => ({ status: 200, body: await services.devices.list() }),
+  listDevices: async (ctx) => idPageReply(ctx, await ctx.services.devices.page(pageQueryOf(ctx.query))),
 
   getDevice: async ({ params, services }) => ({ status: 200, body: await services.devices.get(params.sn) }),
 

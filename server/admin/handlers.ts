@@ -5,6 +5,7 @@ import { ADMIN_SERVERS, servedSpec } from '../docs/servedSpec.js';
 import type { Handlers } from '../http/types.js';
 import { deleteApp, resetAll, resetApp, type Services } from '../services.js';
 import { adminSpec } from '../spec/openapi.js';
+import { idPageReply, pageQueryOf } from './paging.js';
 
 // Read once at start-up (a few hundred bytes), so the health check does no file I/O.
 const packageVersion = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string })
@@ -26,7 +27,7 @@ export const adminHandlers = {
     return { status: 204 };
   },
 
-  listApps: ({ services }) => ({ status: 200, body: services.apps.list() }),
+  listApps: async (ctx) => idPageReply(ctx, await ctx.services.apps.page(pageQueryOf(ctx.query))),
 
   createPartnerApp: async ({ body, services }) => ({
     status: 201,

@@ -1,8 +1,10 @@
 import type { Handlers } from '../http/types.js';
+import { idPageReply, pageQueryOf } from './paging.js';
 
 /** Control API: transcripts attached to audio by MD5 (rules in transcription/transcripts.ts). */
 export const transcriptAdminHandlers = {
-  listTranscripts: async ({ services }) => ({ status: 200, body: await services.transcripts.list() }),
+  listTranscripts: async (ctx) =>
+    idPageReply(ctx, await ctx.services.transcripts.page(pageQueryOf(ctx.query))),
 
   putTranscript: async ({ body, params, services }) => ({
     status: 200,

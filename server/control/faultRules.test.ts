@@ -135,7 +135,7 @@ describe('FaultService counts', () => {
     );
     expect(picks.filter((p) => p?.id === limited.id)).toHaveLength(5);
     expect(picks.filter((p) => p?.id === fallback.id)).toHaveLength(7);
-    expect(a.list().map((r) => [r.remaining, r.hits])).toEqual([
+    expect(a.page({ limit: 100 }).items.map((r) => [r.remaining, r.hits])).toEqual([
       [0, 5],
       [null, 7],
     ]);
@@ -154,7 +154,7 @@ describe('FaultService counts', () => {
       return update(id, fn);
     };
     expect((await svc.pick({ operation: 'op', path: '/' }))?.id).toBe(next.id);
-    expect(svc.list().map((r) => r.hits)).toEqual([0, 1]);
+    expect(svc.page({ limit: 100 }).items.map((r) => r.hits)).toEqual([0, 1]);
   });
 });
 

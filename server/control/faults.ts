@@ -90,11 +90,22 @@ export class FaultService {
     return this.rules.size;
   }
 
-  /** Rules in creation order; with `clientId`, only those scoped to that app. */
-  list(clientId?: string): Fault[] {
-    return this.ordered()
-      .filter((r) => clientId === undefined || r.match?.client_id === clientId)
-      .map(publicView);
+  /**
+   * One page of the rules in creation order (with `clientId`, only those scoped to that app),
+   * after the rule numbered `afterSeq`; `next` is the number to go on after. Rules live in
+   * every instance's mirror, so the page is cut from memory.
+   */
+  page(q: { clientId?: string | undefined; afterSeq?: number | undefined; limit: number }): {
+    items: Fault[];
+    next?: number;
+  } {
+    const rules = this.ordered().filter(
+      (r) =>
+        (q.clientId === undefined || r.match?.client_id === q.clientId) &&
+        (q.afterSeq === undefined || r.seq > q.afterSeq),
+    );
+    const items = rules.slice(0, q.limit);
+    return { items: items.map(publicView), ...(rules.length > q.limit ? { next: items.at(-1)!.seq } : {}) };
   }
 
   async delete(id: string): Promise<void> {

@@ -3,6 +3,7 @@ import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
 import { JP_API, US_API } from '../http/apiPrefixes.js';
 import type { components } from '../spec/admin-types.js';
+import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { MirroredCollection, Store } from '../store/store.js';
 
 type AdminSchemas = components['schemas'];
@@ -54,6 +55,11 @@ export class AppRegistry {
 
   list(): PartnerApp[] {
     return [...this.apps.peekAll()];
+  }
+
+  /** One page of the apps in `client_id` order (the control API's listing). */
+  page(q: PageQuery): Promise<Page<PartnerApp>> {
+    return recordPage(this.apps, (a) => a.client_id, q);
   }
 
   async create(input: NewApp): Promise<PartnerApp> {

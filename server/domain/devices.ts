@@ -4,6 +4,7 @@ import type { Random } from '../core/random.js';
 import type { components as AdminComponents } from '../spec/admin-types.js';
 import type { components } from '../spec/api-types.js';
 import { fixtureError, readFixture } from '../spec/fixtures.js';
+import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
 import {
   type BindAnswer,
@@ -96,8 +97,10 @@ export class DeviceRegistry implements Lifecycle {
     });
   }
 
-  async list(): Promise<DeviceView[]> {
-    return (await this.devices.list()).sort((a, b) => (a.sn < b.sn ? -1 : a.sn > b.sn ? 1 : 0)).map(viewOf);
+  /** One page of the devices in serial order (the control API's listing). */
+  async page(q: PageQuery): Promise<Page<DeviceView>> {
+    const page = await recordPage(this.devices, (d) => d.sn, q);
+    return { ...page, items: page.items.map(viewOf) };
   }
 
   async get(sn: string): Promise<DeviceView> {

@@ -43,6 +43,26 @@ describe('ControlClient', () => {
     expect(seen).toEqual([`${sim.admin}/requests?limit=2&operation=getPartnerToken`]);
   });
 
+  it('reads every page of a listing for its list shorthands, following the Link header', async () => {
+    const seen: string[] = [];
+    const control = new ControlClient(sim.admin, {
+      adminToken: 'control-client-test-token',
+      // Pages of 3, so the fixtures' devices take several.
+      fetch: (url, init) => {
+        const u = new URL(String(url));
+        if (!u.searchParams.has('limit')) u.searchParams.set('limit', '3');
+        seen.push(u.href);
+        return fetch(u, init);
+      },
+    });
+    const one = await control.call('listDevices', { query: { limit: 1000 } });
+    seen.length = 0;
+    const devices = await control.listDevices();
+    expect(devices).toEqual(one);
+    expect(seen.length).toBe(Math.ceil(one.length / 3));
+    expect(seen.slice(1).every((u) => new URL(u).searchParams.has('cursor'))).toBe(true);
+  });
+
   it('refuses a call whose path parameter is missing before sending anything', async () => {
     const control = new ControlClient(sim.admin, { fetch: () => Promise.reject(new Error('sent')) });
     await expect(control.call('getDevice', { path: {} } as never)).rejects.toThrow(

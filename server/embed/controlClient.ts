@@ -11,6 +11,16 @@ import type {
 
 type Schemas = components['schemas'];
 
+/** The listings whose answer is an array of records, which `all` reads page after page. */
+type ListingId =
+  | 'listApps'
+  | 'listDevices'
+  | 'listTranscriptions'
+  | 'listTranscripts'
+  | 'listFaults'
+  | 'listRequests';
+type ListingItem<K extends ListingId> = ControlResult<K> extends (infer T)[] ? T : never;
+
 /** A control API call answered with a non-2xx status; names the call, never a credential. */
 export class ControlError extends Error {
   constructor(
@@ -72,23 +82,51 @@ export class ControlClient {
       if (value === undefined) throw new TypeError(`${operationId}: path parameter ${name} is missing`);
       return encodeURIComponent(value);
     });
-    const where = `${url}${queryString(query)}`;
+    return (await this.send(operationId, op.method.toUpperCase(), `${url}${queryString(query)}`, body))
+      .body as ControlResult<K>;
+  }
+
+  /**
+   * Every record of a listing, however many pages it takes: each page's `Link: <…>;
+   * rel="next"` gives the cursor of the next (pages of the listing's default `limit`).
+   */
+  async all<K extends ListingId>(operationId: K, query?: ControlQuery<K>): Promise<ListingItem<K>[]> {
+    const op = adminSpec().get(operationId);
+    const out: ListingItem<K>[] = [];
+    let cursor: string | null | undefined;
+    do {
+      const q = { ...(query as Record<string, unknown>), cursor: cursor ?? undefined };
+      const page = await this.send(operationId, 'GET', `${op.path}${queryString(q)}`, undefined);
+      out.push(...(page.body as ListingItem<K>[]));
+      const next = /<([^>]+)>;\s*rel="next"/.exec(page.link ?? '')?.[1];
+      cursor = next === undefined ? undefined : new URL(next).searchParams.get('cursor');
+    } while (cursor);
+    return out;
+  }
+
+  private async send(
+    operationId: ControlOperationId,
+    method: string,
+    where: string,
+    body: unknown,
+  ): Promise<{ body: unknown; link: string | null }> {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.options.adminToken) headers.authorization = `Bearer ${this.options.adminToken}`;
     const res = await this.fetch(`${this.admin}${where}`, {
-      method: op.method.toUpperCase(),
+      method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
     if (!res.ok) {
-      const message = `control API ${op.method.toUpperCase()} ${where} (${operationId}) answered ${res.status}: ${text.slice(0, 300)}`;
+      const message = `control API ${method} ${where} (${operationId}) answered ${res.status}: ${text.slice(0, 300)}`;
       throw new ControlError(operationId, res.status, text, message);
     }
-    if (!text) return undefined as ControlResult<K>;
+    const link = res.headers.get('link');
+    if (!text) return { body: undefined, link };
     const json = /\bjson\b/.test(res.headers.get('content-type') ?? '');
-    return (json ? JSON.parse(text) : text) as ControlResult<K>;
+    return { body: json ? JSON.parse(text) : text, link };
   }
 
   /** Back to the fixtures (no body), or only one app's uploads, tasks, faults and journal. */
@@ -96,8 +134,9 @@ export class ControlClient {
     return this.call('resetState', clientId === undefined ? {} : { body: { client_id: clientId } });
   }
 
+  /** Every app (all pages); `call('listApps', …)` reads one page. */
   listApps(): Promise<Schemas['PartnerApp'][]> {
-    return this.call('listApps');
+    return this.all('listApps');
   }
 
   /** A partner app; omitted credentials are generated. */
@@ -125,8 +164,9 @@ export class ControlClient {
     return this.setClock({ advance_ms: Math.round(ms), ...only });
   }
 
+  /** Every device (all pages). */
   listDevices(): Promise<Schemas['Device'][]> {
-    return this.call('listDevices');
+    return this.all('listDevices');
   }
 
   getDevice(sn: string): Promise<Schemas['Device']> {
@@ -142,8 +182,9 @@ export class ControlClient {
     return this.call('deleteDevice', { path: { sn } });
   }
 
+  /** Every transcription task (all pages). */
   listTranscriptions(): Promise<ControlResult<'listTranscriptions'>> {
-    return this.call('listTranscriptions');
+    return this.all('listTranscriptions');
   }
 
   /** Pin a transcription task's status (e.g. FAILURE with a message). */

@@ -18,7 +18,7 @@ export function answerClientError(err: Error & { code?: string; rawPacket?: Buff
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const status = tooLarge ? 431 : 400;
   const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
-  const target = err.rawPacket?.subarray(0, 256).toString('latin1').split(' ')[1] ?? '';
+  const [method, target = ''] = err.rawPacket?.subarray(0, 256).toString('latin1').split(' ') ?? [];
   const storage = target === STORAGE_PREFIX || target.startsWith(`${STORAGE_PREFIX}/`);
   let type = 'application/json; charset=utf-8';
   let body: string;
@@ -41,6 +41,7 @@ export function answerClientError(err: Error & { code?: string; rawPacket?: Buff
   }
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
+      // A HEAD answer has no body: the length is the one a GET would have had.
+      `Connection: close\r\n\r\n${method === 'HEAD' ? '' : body}`,
   );
 }

@@ -36,7 +36,7 @@ export interface paths {
         };
         /**
          * List partner apps
-         * @description Every partner app known to the simulator (fixtures and apps created at run time), with credentials and quirk switches.
+         * @description Every partner app known to the simulator (fixtures and apps created at run time), with credentials and quirk switches, in `client_id` order, a page at a time.
          */
         get: operations["listApps"];
         put?: never;
@@ -128,7 +128,7 @@ export interface paths {
         };
         /**
          * List known devices
-         * @description Every device serial number the simulator knows (fixtures, signed or put through this API).
+         * @description Every device serial number the simulator knows (fixtures, signed or put through this API), in serial order, a page at a time.
          */
         get: operations["listDevices"];
         put?: never;
@@ -215,6 +215,8 @@ export interface paths {
          * @description Read-only view of the fake S3 bucket: every upload session still stored (live or
          *     awaiting the sweep) with the parts received so far (size and the `ETag` answered),
          *     and every completed file with a fresh signed download URL (on that app's clock).
+         *     Sessions (in `upload_id` order) and files (in `file_id` order) page side by side: a
+         *     page holds up to `limit` of each, and its cursor goes on with both.
          */
         get: operations["listUploads"];
         put?: never;
@@ -234,7 +236,7 @@ export interface paths {
         };
         /**
          * List transcription tasks
-         * @description Every transcription task, optionally only those of one app.
+         * @description Every transcription task, optionally only those of one app, in `transcription_id` order, a page at a time.
          */
         get: operations["listTranscriptions"];
         put?: never;
@@ -332,7 +334,7 @@ export interface paths {
         };
         /**
          * List fault rules
-         * @description Fault rules in creation order (exhausted ones included), optionally only those scoped to one app (`match.client_id`).
+         * @description Fault rules in creation order (exhausted ones included), optionally only those scoped to one app (`match.client_id`), a page at a time.
          */
         get: operations["listFaults"];
         put?: never;
@@ -407,8 +409,10 @@ export interface paths {
         /**
          * Read the request journal
          * @description Requests the simulator received on the partner API and the storage host, newest first,
-         *     filtered by the query parameters. Secrets (Authorization, X-Client-Api-Key,
-         *     presigned signatures) are redacted in `headers`.
+         *     filtered by the query parameters, a page at a time (the next page holds older entries). Secrets (Authorization, X-Client-Api-Key,
+         *     presigned signatures) are redacted in `headers`. A listing of one app (`client_id`)
+         *     holds at most `--journal-size` entries over all its pages: the newest of its own
+         *     requests and of those that only claimed it.
          */
         get: operations["listRequests"];
         put?: never;
@@ -928,7 +932,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The request could not be read: malformed percent-encoding in the path (`InvalidURI`), or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
+        /** @description The request could not be read. One of the transport answers every operation declares (with 413 for a body, 431 and 5XX, and 422 where a parameter or body is read): malformed percent-encoding in the path (`InvalidURI`), a malformed header line or `Content-Length`, a bad chunk size, a gzip/deflate body that does not inflate, or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1030,7 +1034,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description Request validation failed (FastAPI style). */
+        /** @description Request validation failed (FastAPI style), a query parameter given twice included. */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -1092,6 +1096,10 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+        Limit: number;
+        /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+        Cursor: string;
         /** @description Only records of this partner app. */
         ClientIdQuery: string;
         /** @description Only requests with this HTTP method. */
@@ -1120,6 +1128,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description `<url>; rel="next"`: the same listing with the same filters and `limit`, and the `cursor` of the next page, absolute like every URL the simulator gives. Absent on the last page. Pages follow a fixed order (each listing names it), so records created while a client pages through appear in a later page or not at all, never twice. */
+        NextPage: string;
         /** @description The methods the path answers, e.g. `POST` or `GET, HEAD`. */
         Allow: string;
         /** @description The server closes the connection after this answer. */
@@ -1162,7 +1172,12 @@ export interface operations {
     };
     listApps: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1172,6 +1187,7 @@ export interface operations {
             /** @description The apps. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1190,8 +1206,10 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerApp"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -1280,11 +1298,14 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getClock: {
@@ -1315,9 +1336,11 @@ export interface operations {
                     "application/json": components["schemas"]["ClockState"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -1364,7 +1387,12 @@ export interface operations {
     };
     listDevices: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1374,6 +1402,7 @@ export interface operations {
             /** @description The devices. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1397,8 +1426,10 @@ export interface operations {
                     "application/json": components["schemas"]["Device"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -1571,6 +1602,10 @@ export interface operations {
             query?: {
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -1581,6 +1616,7 @@ export interface operations {
             /** @description Sessions and files. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1611,6 +1647,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageInventory"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -1623,6 +1660,10 @@ export interface operations {
             query?: {
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -1633,6 +1674,7 @@ export interface operations {
             /** @description The tasks. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1650,6 +1692,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminTranscription"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -1726,7 +1769,12 @@ export interface operations {
     };
     listTranscripts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1736,6 +1784,7 @@ export interface operations {
             /** @description The transcripts. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1760,8 +1809,12 @@ export interface operations {
                     "application/json": components["schemas"]["AttachedTranscript"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     putTranscript: {
@@ -1817,11 +1870,15 @@ export interface operations {
                     "application/json": components["schemas"]["AttachedTranscript"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteTranscript: {
@@ -1843,6 +1900,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             /** @description No transcript attached to this MD5 (`TRANSCRIPT_NOT_FOUND`). */
@@ -1863,6 +1921,8 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listFaults: {
@@ -1870,6 +1930,10 @@ export interface operations {
             query?: {
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -1880,6 +1944,7 @@ export interface operations {
             /** @description The rules. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1900,6 +1965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fault"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -1975,6 +2041,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             415: components["responses"]["JsonRequired"];
@@ -2033,12 +2100,10 @@ export interface operations {
                 status?: components["parameters"]["JournalStatusQuery"];
                 /** @description Only requests received at or after this time (the simulated clock). */
                 since?: components["parameters"]["JournalSinceQuery"];
-                /**
-                 * @description Maximum number of entries. A listing of one app (`client_id`) returns at most
-                 *     `--journal-size` entries whatever the limit: the newest of its own requests and of
-                 *     those that only claimed it.
-                 */
-                limit?: number;
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
                 /** @description Only requests with this HTTP method. */
@@ -2066,6 +2131,7 @@ export interface operations {
             /** @description Journal entries. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2092,6 +2158,7 @@ export interface operations {
                     "application/json": components["schemas"]["JournalEntry"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -2118,6 +2185,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             415: components["responses"]["JsonRequired"];
@@ -2174,6 +2242,7 @@ export interface operations {
                     "application/json": components["schemas"]["RequestCount"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -2207,6 +2276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -2229,6 +2299,7 @@ export interface operations {
                     "text/yaml": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             431: components["responses"]["HeadersTooLarge"];

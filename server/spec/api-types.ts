@@ -458,7 +458,7 @@ export interface components {
         /** @description S3 error document (`<Error><Code>…</Code><Message>…</Message>…</Error>`). */
         S3Error: {
             /** @enum {string} */
-            Code: "AccessDenied" | "SignatureDoesNotMatch" | "AuthorizationQueryParametersError" | "NoSuchUpload" | "NoSuchKey" | "InvalidArgument" | "BadDigest" | "InvalidDigest" | "EntityTooLarge" | "InvalidRange" | "IncompleteBody" | "InvalidURI" | "RequestHeaderSectionTooLarge" | "MethodNotAllowed" | "SlowDown" | "InternalError" | "BadGateway" | "ServiceUnavailable" | "GatewayTimeout";
+            Code: "AccessDenied" | "SignatureDoesNotMatch" | "AuthorizationQueryParametersError" | "NoSuchUpload" | "NoSuchKey" | "InvalidArgument" | "BadDigest" | "InvalidDigest" | "EntityTooLarge" | "InvalidRange" | "IncompleteBody" | "InvalidURI" | "RequestHeaderSectionTooLarge" | "MethodNotAllowed" | "SlowDown" | "InternalError" | "BadGateway" | "ServiceUnavailable" | "GatewayTimeout" | "VALIDATION_ERROR";
             Message: string;
             Resource?: string;
             RequestId?: string;
@@ -775,7 +775,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request could not be read: malformed percent-encoding in the path (`InvalidURI`), or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
+        /** @description The request could not be read. One of the transport answers every operation declares (with 413 for a body, 422, 431 and 5XX): malformed percent-encoding in the path (`InvalidURI`), a malformed header line or `Content-Length`, a bad chunk size, a gzip/deflate body that does not inflate, or a body cut short or not matching its Content-Length (`BAD_REQUEST`, `REQUEST_ABORTED`). */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -836,7 +836,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Malformed percent-encoding in the path (`InvalidURI`). */
+        /** @description The request could not be read (the storage host's transport answer, as S3 XML): malformed percent-encoding in the path (`InvalidURI`), a malformed header line or `Content-Length`, or a bad chunk size (`InvalidArgument`). */
         StorageBadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -845,6 +845,19 @@ export interface components {
                 /**
                  * @example <?xml version="1.0" encoding="UTF-8"?>
                  *     <Error><Code>InvalidURI</Code><Message>Malformed percent-encoding in the URL</Message><RequestId>0000000000000001</RequestId></Error>
+                 */
+                "application/xml": components["schemas"]["S3Error"];
+            };
+        };
+        /** @description A malformed `X-Sim-Fault` header (the simulator's per-request fault, accepted on every operation of the storage host): S3 XML with `Code` `VALIDATION_ERROR` and the header named in `Message`. HEAD answers carry no body. */
+        StorageValidationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example <?xml version="1.0" encoding="UTF-8"?>
+                 *     <Error><Code>VALIDATION_ERROR</Code><Message>Invalid request: header.x-sim-fault</Message><Resource>/storage/uploads/file_2b7e1516a8c94e2f9d0c3b4a5e6f7081</Resource><RequestId>0000000000000005</RequestId></Error>
                  */
                 "application/xml": components["schemas"]["S3Error"];
             };
@@ -895,7 +908,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Request validation failed (FastAPI style). */
+        /** @description Request validation failed (FastAPI style), a malformed `X-Sim-Fault` header (`loc: [header, x-sim-fault]`) or a query parameter given twice included. */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -1214,6 +1227,7 @@ export interface operations {
                     "application/json": components["schemas"]["BindingResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description Unknown device (serial number never signed). Bare 404, no body. */
@@ -1569,6 +1583,7 @@ export interface operations {
                     "application/xml": components["schemas"]["S3Error"];
                 };
             };
+            422: components["responses"]["StorageValidationFailed"];
             431: components["responses"]["StorageHeadersTooLarge"];
             "5XX": components["responses"]["StorageServerError"];
         };
@@ -1602,7 +1617,9 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["StorageBadRequest"];
+            422: components["responses"]["StorageValidationFailed"];
             431: components["responses"]["StorageHeadersTooLarge"];
+            "5XX": components["responses"]["StorageServerError"];
         };
     };
     completeUpload: {
@@ -1798,6 +1815,7 @@ export interface operations {
                     "application/xml": components["schemas"]["S3Error"];
                 };
             };
+            422: components["responses"]["StorageValidationFailed"];
             431: components["responses"]["StorageHeadersTooLarge"];
             "5XX": components["responses"]["StorageServerError"];
         };
@@ -1881,6 +1899,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            422: components["responses"]["StorageValidationFailed"];
             431: components["responses"]["StorageHeadersTooLarge"];
             /** @description Storage failure (injected by a fault rule). No body. */
             "5XX": {
@@ -1970,6 +1989,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];

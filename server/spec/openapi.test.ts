@@ -55,7 +55,14 @@ describe.each(docs)('$name', ({ name, doc, required }) => {
       const r = (o.op.responses as Json)['422'];
       if (!r) continue;
       seen++;
-      const schema = (deref(doc, r).content as Record<string, Json>)['application/json']?.schema as Json;
+      const content = deref(doc, r).content as Record<string, Json>;
+      // The storage host answers S3 XML, its 422 (a malformed X-Sim-Fault) included.
+      const xml = content['application/xml']?.schema as Json | undefined;
+      if (o.pathItem.servers && xml) {
+        expect(xml.$ref, `${o.id} 422`).toBe('#/components/schemas/S3Error');
+        continue;
+      }
+      const schema = content['application/json']?.schema as Json;
       expect(schema?.$ref, `${o.id} 422`).toBe('#/components/schemas/ValidationError');
     }
     expect(seen).toBeGreaterThan(5);

@@ -175,6 +175,14 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       expect(await j.list({ operation: 'taskGet', clientId: 'a' })).toHaveLength(1);
       expect((await j.list({ sinceMs: 2000 })).map((e) => e.status)).toEqual([404, 200, 401]);
       expect(await j.list({ limit: 1 })).toHaveLength(1);
+      // The next page of a listing: entries older than the last one shown, filters kept.
+      const seqOf = (id: string) => Number(id.slice(4));
+      const older = await j.list({ beforeSeq: seqOf(all[1]!.id) });
+      expect(older.map((e) => e.id)).toEqual(all.slice(2).map((e) => e.id));
+      expect((await j.list({ beforeSeq: seqOf(all[0]!.id), status: 200 })).map((e) => e.id)).toEqual([
+        all[1]!.id,
+        all[3]!.id,
+      ]);
       // An app's listing includes no-app entries that claimed its id.
       expect((await j.list({ clientId: 'b' })).map((e) => e.status)).toEqual([401]);
       for (let i = 0; i < 10; i++) await j.add(entry('taskGet', 200 + i, 'a'), 5000 + i, 'a');
@@ -217,7 +225,14 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       for (let i = 0; i < 5; i++) await j.add(claim, 2000 + i, unverifiedRing('a'));
       // A per-app listing never shows more than the per-app size (issue 25: 1,001 of 1,000):
       // the newest of its own and its claims; its own entry is still kept, listed below.
-      expect((await j.list({ clientId: 'a', limit: 100 })).map((e) => e.status)).toEqual([401, 401, 401]);
+      const perApp = await j.list({ clientId: 'a', limit: 100 });
+      expect(perApp.map((e) => e.status)).toEqual([401, 401, 401]);
+      // Nor over its pages: the page after the third entry is empty, not the older own one.
+      const third = Number(perApp[2]!.id.slice(4));
+      expect(await j.list({ clientId: 'a', beforeSeq: third })).toEqual([]);
+      expect(
+        await j.list({ clientId: 'a', limit: 2, beforeSeq: Number(perApp[0]!.id.slice(4)) }),
+      ).toHaveLength(2);
       expect((await j.list({ clientId: 'a', unverified: false })).map((e) => e.status)).toEqual([200]);
       expect(await j.list({ clientId: 'a', unverified: true })).toHaveLength(3);
       // Neither the app's own entry nor the no-app ring's was pushed out.

@@ -5,7 +5,6 @@ import {
   type JournalEntry,
   type JournalLog,
   type JournalQuery,
-  listLimit,
   pathMatches,
   unverifiedRing,
 } from './store.js';
@@ -88,22 +87,26 @@ export class Journal implements JournalLog {
   }
 
   async list(q: JournalQuery = {}): Promise<JournalEntry[]> {
-    const limit = listLimit(q, this.capacity);
+    const limit = q.limit ?? 100;
     const rings = this.ringsFor(q);
-    const picked: Slot[] = [];
+    // One app's listing (`--journal-size`, "kept per app") shows only the newest `capacity` of its merged rings (own, unverified, no-app strays), on
+    // every page: they are picked before the cursor (`beforeSeq`) applies.
+    const perApp = q.clientId !== undefined;
+    const upTo = perApp ? this.capacity : limit;
+    const filter = perApp ? { ...q, beforeSeq: undefined } : q;
+    let picked: Slot[] = [];
     for (const ring of rings) {
       let taken = 0;
       for (const slot of ring.newestFirst()) {
-        if (taken >= limit) break;
-        if (!matches(slot, q)) continue;
+        if (taken >= upTo) break;
+        if (!matches(slot, filter)) continue;
         picked.push(slot);
         taken++;
       }
     }
-    return picked
-      .sort((a, b) => b.seq - a.seq)
-      .slice(0, limit)
-      .map(built);
+    picked = picked.sort((a, b) => b.seq - a.seq).slice(0, upTo);
+    if (perApp && q.beforeSeq !== undefined) picked = picked.filter((s) => s.seq < q.beforeSeq!);
+    return picked.slice(0, limit).map(built);
   }
 
   /** Drop every entry, or only those of one app. Ids keep counting: one id, one request per run. */
@@ -138,5 +141,6 @@ function matches(slot: Slot, q: JournalQuery): boolean {
   if (q.sinceMs !== undefined && slot.timeMs < q.sinceMs) return false;
   if (q.method !== undefined && e.method !== q.method) return false;
   if (q.path !== undefined && !pathMatches('build' in e ? e.rawPath : e.path, q.path)) return false;
+  if (q.beforeSeq !== undefined && slot.seq >= q.beforeSeq) return false;
   return true;
 }

@@ -69,6 +69,8 @@ export interface JournalQuery {
   /** The path without its query string; a trailing `*` matches any path with that prefix. */
   path?: string | undefined;
   limit?: number | undefined;
+  /** Only entries older than the one with this number (`req_<n>`): the next page of a listing. */
+  beforeSeq?: number | undefined;
 }
 
 /** A journal count (admin.openapi.yaml RequestCount). */
@@ -91,18 +93,6 @@ export function pathMatches(recorded: string, wanted: string): boolean {
  * App ids cannot hold `/`, so this key is no app's.
  */
 export const unverifiedRing = (clientId: string): string => `unverified/${clientId}`;
-
-/**
- * How many entries a listing returns: `limit` (100 by default), and for one app's listing never
- * more than the journal's `capacity` (`--journal-size`, "entries kept per app"). The app's
- * listing merges its own ring with its claims (unverified ring, no-app strays), which could
- * otherwise show up to twice the size the user set; the newest `capacity` of them are shown,
- * and `unverified=false` still lists every own entry, which claims never evict.
- */
-export function listLimit(q: JournalQuery, capacity: number): number {
-  const limit = q.limit ?? 100;
-  return q.clientId === undefined ? limit : Math.min(limit, capacity);
-}
 
 /**
  * Where the request journal lives: the last `capacity` entries of each app ("ring"), plus a
@@ -137,7 +127,11 @@ export interface JournalLog {
     timeMs: number,
     ring?: string,
   ): string | Promise<string>;
-  /** Entries matching every given filter, newest first (an app's ring plus its unverified strays). */
+  /**
+   * Entries matching every given filter, newest first (an app's ring plus its unverified
+   * strays). One app's listing never holds more than `capacity` entries over all its pages
+   * (`--journal-size` is "entries kept per app"): the newest of its merged rings.
+   */
   list(q?: JournalQuery): Promise<JournalEntry[]>;
   /** How many kept entries match every filter of `q` (its `limit` ignored), building none. */
   count(q: JournalQuery): Promise<JournalCount>;

@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 import { fromRoot } from '../core/root.js';
 import type { OperationInfo, SpecIndex } from '../spec/openapi.js';
 import { validatorsFor } from '../spec/validators.js';
@@ -18,6 +19,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 4 });
  */
 export function sendRaw(base: string, req: FuzzRequest): Promise<RawResponse> {
   const url = new URL(base);
+  if (req.raw !== undefined) return sendBytes(url, req.method, req.raw);
   return new Promise((resolve, reject) => {
     const r = request(
       {
@@ -48,6 +50,54 @@ export function sendRaw(base: string, req: FuzzRequest): Promise<RawResponse> {
     r.on('error', reject);
     r.end(req.body);
   });
+}
+
+/** Write `raw` on a fresh socket and read the answer until the server closes it. */
+function sendBytes(url: URL, method: string, raw: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.end(raw, 'latin1'));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      try {
+        resolve(parseResponse(Buffer.concat(chunks), method));
+      } catch (e) {
+        reject(e);
+      }
+    });
+  });
+}
+
+/** The first response on a closed connection: status, headers and a (de-chunked) body. */
+export function parseResponse(bytes: Buffer, method: string): RawResponse {
+  const text = bytes.toString('latin1');
+  const end = text.indexOf('\r\n\r\n');
+  if (end < 0) throw new Error(`no complete response head: ${JSON.stringify(text.slice(0, 200))}`);
+  const [statusLine = '', ...lines] = text.slice(0, end).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const status = Number(statusLine.split(' ')[1]);
+  let body = bytes.subarray(Buffer.byteLength(text.slice(0, end + 4), 'latin1'));
+  // What follows a bodiless answer is the next answer on the socket (e.g. the parser's 400).
+  if (method === 'HEAD' || status === 204 || status === 304) body = Buffer.alloc(0);
+  else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
+    const parts: Buffer[] = [];
+    for (let at = 0; at < body.length; ) {
+      const eol = body.indexOf('\r\n', at);
+      const size = Number.parseInt(body.subarray(at, eol).toString('latin1'), 16);
+      if (!(size > 0)) break;
+      parts.push(body.subarray(eol + 2, eol + 2 + size));
+      at = eol + 2 + size + 2;
+    }
+    body = Buffer.concat(parts);
+  } else if (headers['content-length'] !== undefined) {
+    body = body.subarray(0, Number(headers['content-length']));
+  }
+  return { status, headers, text: body.toString('utf8') };
 }
 
 const STACK_LINE = /\n\s+at .+[(:]\d+/;

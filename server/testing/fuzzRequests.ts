@@ -13,6 +13,10 @@ export interface FuzzRequest {
   path: string;
   headers: Record<string, string>;
   body?: string | Uint8Array;
+  /** The whole request as bytes, sent as is (headers the client library would refuse). */
+  raw?: string;
+  /** What makes it hostile, for reports. */
+  label?: string;
 }
 
 export interface FuzzContext {

@@ -5,6 +5,7 @@ import type { PartnerApp } from '../domain/apps.js';
 import type { FileSource } from '../domain/fileSource.js';
 import type { CoreDeps, Lifecycle } from '../services.js';
 import { PagedSweep } from '../store/pagedSweep.js';
+import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection } from '../store/store.js';
 import {
   type AdminTask,
@@ -158,6 +159,16 @@ export class TranscriptionService implements Lifecycle {
       (r) => !this.expired(r),
     );
     return ready.sort((a, b) => a.created_ms - b.created_ms).map((r) => this.admin(r));
+  }
+
+  /**
+   * One page of the tasks in id order, optionally one app's (the control API's listing).
+   * Expired tasks awaiting the sweep are left out, so a page may hold fewer than `limit`.
+   */
+  async page(q: PageQuery): Promise<Page<AdminTask>> {
+    const page = await recordPage(this.tasks, (t) => t.transcription_id, q);
+    const ready = await Promise.all(page.items.map((r) => this.audio.withAudio(r)));
+    return { ...page, items: ready.filter((r) => !this.expired(r)).map((r) => this.admin(r)) };
   }
 
   /** Pin a task to a status (control API); SUCCESS makes the result available at once. */

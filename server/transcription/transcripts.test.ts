@@ -38,7 +38,7 @@ describe('TranscriptLibrary', () => {
     expect(rec).toEqual({ md5: MD5.toLowerCase(), source: 'api', language: 'en-US', segments: [seg(0, 1)] });
     expect(await lib.forMd5(MD5.toLowerCase())).toEqual(rec);
     await lib.attach(MD5.toLowerCase(), { language: 'fr-FR', segments: [seg(0, 2, 'Bonjour.')] });
-    expect((await lib.list()).map((t) => t.language)).toEqual(['fr-FR']);
+    expect((await lib.page({ limit: 100 })).items.map((t) => t.language)).toEqual(['fr-FR']);
     await lib.detach(MD5);
     expect(await lib.forMd5(MD5)).toBeUndefined();
     await expect(lib.detach(MD5)).rejects.toMatchObject({ status: 404, code: 'TRANSCRIPT_NOT_FOUND' });
@@ -69,7 +69,7 @@ describe('fixture sidecars', () => {
     ]);
     const lib = new TranscriptLibrary(new MemoryStore());
     await lib.seed(dir);
-    expect(await lib.list()).toEqual([
+    expect((await lib.page({ limit: 100 })).items).toEqual([
       { md5: md5hex(audio), source: 'fixture', file: 'audio/x.mp3', ...JSON.parse(transcript) },
     ]);
   });

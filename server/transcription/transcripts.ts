@@ -1,6 +1,7 @@
 import { SimError, type ValidationIssue } from '../core/errors.js';
 import type { Lifecycle } from '../core/lifecycle.js';
 import { fixtureError } from '../spec/fixtures.js';
+import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
 import type { AttachedTranscript, Transcript } from './model.js';
 import { readSidecars, SIDECAR_SUFFIX } from './transcriptSidecars.js';
@@ -50,8 +51,9 @@ export class TranscriptLibrary implements Lifecycle {
     return this.records.get(md5.toLowerCase());
   }
 
-  async list(): Promise<AttachedTranscript[]> {
-    return (await this.records.list()).sort((a, b) => (a.md5 < b.md5 ? -1 : a.md5 > b.md5 ? 1 : 0));
+  /** One page of the attached transcripts in MD5 order (the control API's listing). */
+  page(q: PageQuery): Promise<Page<AttachedTranscript>> {
+    return recordPage(this.records, (t) => t.md5, q);
   }
 
   /** Attach (or replace); only the documented fields are kept. */

@@ -234,6 +234,34 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     }
   });
 
+  it('shows one page of each listing, asks only for that page, and pages through devices', async () => {
+    const listings = /^\/__admin\/(apps|devices|uploads|transcriptions|transcripts|faults|requests)$/;
+    const asked: URL[] = [];
+    page.on('request', (r) => {
+      const url = new URL(r.url());
+      if (r.method() === 'GET' && listings.test(url.pathname)) asked.push(url);
+    });
+    for (let i = 0; i < 30; i++)
+      await http('PUT', `${sim.admin}/devices/8829PAGE${String(i).padStart(5, '0')}`, {
+        json: { is_bind: false },
+      });
+    const total = (await http('GET', `${sim.admin}/devices?limit=1000`)).body.length;
+    expect(total).toBeGreaterThan(30);
+    const rows = page.locator('#devices-body tr');
+    const next = page.getByRole('button', { name: 'Next page of devices' });
+    await poll(() => next.isEnabled()).toBe(true);
+    expect(await rows.count()).toBe(25);
+    await next.click();
+    await poll(() => rows.count()).toBe(total - 25);
+    expect(await page.locator('#devices-pager').textContent()).toContain('Page 2');
+    expect(await next.isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Previous page of devices' }).click();
+    await poll(() => rows.count()).toBe(25);
+    // Every listing the page polled asked for one page (25 rows, the journal's 50), never all.
+    await poll(async () => new Set(asked.map((u) => u.pathname)).size).toBe(7);
+    for (const u of asked) expect(u.searchParams.get('limit'), u.href).toMatch(/^(25|50)$/);
+  });
+
   it('has no serious or critical accessibility violation (axe-core) and no page error', async () => {
     await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
     const violations = await page.evaluate(async () => {

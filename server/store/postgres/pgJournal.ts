@@ -4,7 +4,6 @@ import {
   type JournalEntry,
   type JournalLog,
   type JournalQuery,
-  listLimit,
   unverifiedRing,
 } from '../store.js';
 import { inTransaction, type Pool } from './pool.js';
@@ -112,11 +111,21 @@ export class PgJournal implements JournalLog {
 
   async list(q: JournalQuery = {}): Promise<JournalEntry[]> {
     const { rings, where, args, arg } = this.query(q);
-    const r = await this.db.query<{ seq: string; entry: Omit<JournalEntry, 'id'> }>(
-      `SELECT j.seq, j.entry FROM (${rings}) AS rs(ring)
+    const limit = q.limit ?? 100;
+    // One app's listing shows only the newest `capacity` of its merged rings, on every page:
+    // they are picked before the cursor (`beforeSeq`) applies.
+    const perApp = q.clientId !== undefined;
+    const before = q.beforeSeq === undefined ? undefined : arg(q.beforeSeq);
+    if (before && !perApp) where.push(`j.seq < ${before}`);
+    const picked = `SELECT j.seq, j.entry FROM (${rings}) AS rs(ring)
        CROSS JOIN LATERAL (SELECT * FROM journal WHERE journal.ring = rs.ring ORDER BY seq DESC LIMIT $1) j
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY j.seq DESC LIMIT ${arg(listLimit(q, this.capacity))}`,
+       ORDER BY j.seq DESC LIMIT ${perApp ? '$1' : arg(limit)}`;
+    const r = await this.db.query<{ seq: string; entry: Omit<JournalEntry, 'id'> }>(
+      perApp
+        ? `SELECT x.seq, x.entry FROM (${picked}) x ${before ? `WHERE x.seq < ${before}` : ''}
+           ORDER BY x.seq DESC LIMIT ${arg(limit)}`
+        : picked,
       args,
     );
     return r.rows.map((row) => ({ id: journalId(row.seq), ...row.entry }) as JournalEntry);

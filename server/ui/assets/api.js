@@ -7,7 +7,10 @@ export const config = JSON.parse(document.getElementById('sim-config').textConte
 export const state = {
   /** client_id in view, or '' for every app. */
   scope: '',
+  /** The apps of the page in view. */
   apps: [],
+  /** Every app seen on some page: the app in view keeps its credentials off its page. */
+  known: new Map(),
   /** Set when the control API answered 401: polling waits for the token form. */
   needToken: false,
 };
@@ -26,7 +29,11 @@ export class ApiError extends Error {
   }
 }
 
-async function call(url, { method = 'GET', json, headers = {} } = {}) {
+async function call(url, opts) {
+  return (await request(url, opts)).body;
+}
+
+async function request(url, { method = 'GET', json, headers = {} } = {}) {
   const h = { ...headers };
   // The admin guard takes only JSON on mutations: say so even for a bodyless call's absence.
   if (json !== undefined) h['content-type'] = 'application/json';
@@ -39,15 +46,29 @@ async function call(url, { method = 'GET', json, headers = {} } = {}) {
   let body = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
   if (!res.ok) throw new ApiError(res.status, body);
-  return body;
+  return { body, headers: res.headers };
 }
 
 /** A control API call: `/__admin` + path, with the admin token when one is set. */
 export async function admin(path, opts = {}) {
+  return (await adminRequest(path, opts)).body;
+}
+
+/** One page of a control API listing: its records and the cursor of the next page, if any. */
+export async function adminPage(path) {
+  const { body, headers } = await adminRequest(path);
+  const link = /<([^>]+)>;\s*rel="next"/.exec(headers.get('link') ?? '');
+  return {
+    body,
+    next: link ? (new URL(link[1], location.href).searchParams.get('cursor') ?? undefined) : undefined,
+  };
+}
+
+async function adminRequest(path, opts = {}) {
   const token = adminToken.get();
   const headers = token ? { authorization: `Bearer ${token}` } : {};
   try {
-    return await call(`/__admin${path}`, { ...opts, headers });
+    return await request(`/__admin${path}`, { ...opts, headers });
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) state.needToken = true;
     throw e;
@@ -58,8 +79,11 @@ export async function admin(path, opts = {}) {
 export const scoped = (clientId = state.scope) =>
   clientId ? `?client_id=${encodeURIComponent(clientId)}` : '';
 
+/** `{client_id}` for the app in view, or nothing: the filter of a paged listing. */
+export const scope = () => (state.scope ? { client_id: state.scope } : {});
+
 export function appOf(clientId = state.scope) {
-  const app = state.apps.find((a) => a.client_id === clientId);
+  const app = state.apps.find((a) => a.client_id === clientId) ?? state.known.get(clientId);
   if (!app) throw new Error('Choose an app first (App in view, at the top).');
   return app;
 }

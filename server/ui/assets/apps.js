@@ -1,9 +1,13 @@
 import { admin, el, render, state } from './api.js';
+import { Pager } from './pager.js';
 
 // Apps: list, create (credentials shown once), delete, and choose the app in view.
 
+let pager;
+
 export async function refreshApps() {
-  state.apps = await admin('/apps');
+  state.apps = await pager.fetch('/apps');
+  for (const a of state.apps) state.known.set(a.client_id, a);
   render(
     document.getElementById('apps-body'),
     state.apps,
@@ -35,7 +39,9 @@ export async function refreshApps() {
       ),
     state.scope ?? '',
   );
+  // The choices are the apps of the page in view, and the app in view wherever it is.
   const ids = state.apps.map((a) => a.client_id);
+  if (state.scope && !ids.includes(state.scope)) ids.push(state.scope);
   for (const id of ['scope', 'clock-target', 'journal-app']) syncOptions(document.getElementById(id), ids);
 }
 
@@ -50,6 +56,7 @@ function syncOptions(select, ids) {
 }
 
 export function setupApps(refreshAll) {
+  pager = new Pager('apps', 'apps', refreshAll);
   const scope = document.getElementById('scope');
   const choose = (id) => {
     state.scope = id;
@@ -64,6 +71,7 @@ export function setupApps(refreshAll) {
     const del = ev.target.closest('[data-delete-app]');
     if (del && confirm(`Delete ${del.dataset.deleteApp} and everything it owns?`)) {
       await admin(`/apps/${encodeURIComponent(del.dataset.deleteApp)}`, { method: 'DELETE' });
+      state.known.delete(del.dataset.deleteApp);
       if (state.scope === del.dataset.deleteApp) choose('');
       else refreshAll();
     }

@@ -1,9 +1,11 @@
 import { admin, asUser, el, render, showError } from './api.js';
+import { Pager } from './pager.js';
 
 // Devices: binding state, de-duplicated history, the recovery plan of the reference helper
 // (computed by the control API from server/client/recovery.ts), and controls.
 
 let chosen = '';
+let pager;
 const typeOf = (sn) => (sn.startsWith('882') ? 'notepins' : 'notepro');
 
 /** Newest-first distinct accounts with how many bind events each has. */
@@ -23,7 +25,7 @@ const historyCell = (history) =>
       );
 
 export async function refreshDevices() {
-  const devices = await admin('/devices');
+  const devices = await pager.fetch('/devices');
   render(document.getElementById('devices-body'), devices, (list) =>
     list.map((d) =>
       el(
@@ -81,6 +83,7 @@ function choose(device) {
 }
 
 export function setupDevices(refreshAll) {
+  pager = new Pager('devices', 'devices', refreshAll);
   const form = document.getElementById('device-form');
   const sn = () => form.elements.sn.value.trim();
   form.addEventListener('submit', async (ev) => {

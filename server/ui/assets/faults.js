@@ -1,4 +1,7 @@
-import { admin, config, el, fillOptions, render, scoped, state } from './api.js';
+import { admin, config, el, fillOptions, render, scope, state } from './api.js';
+import { Pager } from './pager.js';
+
+let pager;
 
 // Fault rules: list, add from a form that knows the partner API's operations, remove.
 
@@ -14,7 +17,7 @@ const effect = (f) =>
     .join(', ') || 'none';
 
 export async function refreshFaults() {
-  const faults = await admin(`/faults${scoped()}`);
+  const faults = await pager.fetch('/faults', scope());
   render(document.getElementById('faults-body'), faults, (list) =>
     list.map((f) =>
       el(
@@ -34,6 +37,7 @@ export async function refreshFaults() {
 const NUMBERS = ['status', 'delay_ms', 'times', 'probability'];
 
 export function setupFaults(refreshAll) {
+  pager = new Pager('faults', 'fault rules', refreshAll);
   fillOptions(document.getElementById('fault-op'), config.operations);
   fillOptions(document.getElementById('fault-action'), config.faultActions);
   fillOptions(document.getElementById('fault-outcome'), config.outcomes);

@@ -1,4 +1,9 @@
-import { admin, el, render, state } from './api.js';
+import { el, render, state } from './api.js';
+import { Pager } from './pager.js';
+
+// The newest 50 requests (a page of the listing; older pages follow its cursor).
+const TAIL = 50;
+let pager;
 
 // The request journal: live tail with filters; a row opens the redacted entry.
 
@@ -7,12 +12,12 @@ let entries = [];
 export async function refreshJournal(force = false) {
   if (!force && !document.getElementById('journal-live').checked) return;
   const f = new FormData(document.getElementById('journal-form'));
-  const q = new URLSearchParams({ limit: '50' });
-  if (f.get('operation')) q.set('operation', f.get('operation'));
-  if (f.get('status')) q.set('status', f.get('status'));
+  const q = {};
+  if (f.get('operation')) q.operation = f.get('operation');
+  if (f.get('status')) q.status = f.get('status');
   const app = f.get('client_id') || state.scope;
-  if (app) q.set('client_id', app);
-  entries = await admin(`/requests?${q}`);
+  if (app) q.client_id = app;
+  entries = await pager.fetch('/requests', q);
   render(document.getElementById('journal-body'), entries, (list) =>
     list.map((r) =>
       el(
@@ -30,6 +35,7 @@ export async function refreshJournal(force = false) {
 }
 
 export function setupJournal() {
+  pager = new Pager('journal', 'requests', () => refreshJournal(true), TAIL);
   const form = document.getElementById('journal-form');
   form.addEventListener('change', () => refreshJournal(true));
   form.addEventListener('submit', (ev) => ev.preventDefault());

@@ -1,4 +1,7 @@
-import { admin, asApp, config, el, fillOptions, render, scoped } from './api.js';
+import { admin, asApp, config, el, fillOptions, render, scope } from './api.js';
+import { Pager } from './pager.js';
+
+const pagers = {};
 
 // Uploads and files, transcription tasks (timeline, forcing, result), attached transcripts.
 
@@ -13,7 +16,7 @@ const table = (heads, rows) =>
       );
 
 export async function refreshUploads() {
-  const inv = await admin(`/uploads${scoped()}`);
+  const inv = await pagers.uploads.fetch('/uploads', scope());
   render(document.getElementById('uploads-list'), inv.uploads, (uploads) =>
     table(
       ['Upload', 'App', 'Type / size', 'Parts received (size, ETag)', 'Expires'],
@@ -79,7 +82,7 @@ function timeline(t) {
 }
 
 export async function refreshTasks() {
-  const tasks = await admin(`/transcriptions${scoped()}`);
+  const tasks = await pagers.tasks.fetch('/transcriptions', scope());
   render(document.getElementById('tasks-body'), tasks, (list) =>
     list.map((t) =>
       el(
@@ -105,7 +108,7 @@ export async function refreshTasks() {
 }
 
 export async function refreshTranscripts() {
-  const list = await admin('/transcripts');
+  const list = await pagers.transcripts.fetch('/transcripts');
   render(document.getElementById('transcripts-list'), list, (items) =>
     items.length === 0
       ? el('p', {}, 'None.')
@@ -126,6 +129,9 @@ function segments(title, segs = [], open = false) {
 }
 
 export function setupTasks(refreshAll) {
+  pagers.uploads = new Pager('uploads', 'upload sessions and files', refreshAll);
+  pagers.tasks = new Pager('tasks', 'transcription tasks', refreshAll);
+  pagers.transcripts = new Pager('transcripts', 'transcripts', refreshAll);
   fillOptions(document.getElementById('force-status'), config.statuses);
   const form = document.getElementById('force-form');
   form.addEventListener('submit', async (ev) => {
