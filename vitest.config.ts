@@ -12,8 +12,14 @@ export default defineConfig({
       // Its own file: `partner-sim contract` runs the same config from the installed package.
       './contracts/vitest.config.ts',
       {
-        // `partner-sim` is the package entry's source, so partner-style tests need no build.
-        resolve: { alias: { 'partner-sim': fileURLToPath(new URL('./server/index.ts', import.meta.url)) } },
+        // `partner-sim` is the package entry's source, so partner-style tests need no build;
+        // `plaud-sdk` is the React Native double, aliased as a partner's vitest config does.
+        resolve: {
+          alias: {
+            'partner-sim': fileURLToPath(new URL('./server/index.ts', import.meta.url)),
+            'plaud-sdk': fileURLToPath(new URL('./server/doubles/reactNative.ts', import.meta.url)),
+          },
+        },
         test: { name: 'sdk', include: ['sdk-tests/**/*.test.ts'], testTimeout: 60_000 },
       },
     ],

@@ -106,11 +106,43 @@ contractSuite('devices', () => {
       const d = await deviceIn(t, ctx, 'unknown');
       const user = await userToken(t);
       const first = await sdkCall(t, 'signDeviceSerial', user, d, 200);
-      expect(first.body).toEqual({ is_bind: null, bind_history: [] });
+      expect(first.body).toEqual({
+        signature: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        is_bind: null,
+        bind_history: [],
+      });
       expect((await binding(t, user, d)).body.is_bind).toBeNull();
       expect((await sdkCall(t, 'signDeviceSerial', user, d, 200)).body).toEqual(first.body);
     },
   );
+
+  scenario(
+    'verifyDeviceSignature: the signature sn-sign answers is valid for its serial, a tampered one is not',
+    { needs: ['mutates'] },
+    async (t, ctx) => {
+      const d = await deviceIn(t, ctx, 'unknown');
+      const user = await userToken(t);
+      const { signature } = (await sdkCall(t, 'signDeviceSerial', user, d, 200)).body as {
+        signature: string;
+      };
+      const verify = (sig: string) =>
+        call(t, {
+          op: 'verifyDeviceSignature',
+          headers: bearer(user),
+          json: { ...d, signature: sig },
+          expect: 200,
+        });
+      expect((await verify(signature)).body).toEqual({ is_valid: true });
+      const tampered = (signature[0] === 'A' ? 'B' : 'A') + signature.slice(1);
+      expect((await verify(tampered)).body).toEqual({ is_valid: false });
+    },
+  );
+
+  scenario('generateSdkKeys: an RSA key pair in PEM', {}, async (t) => {
+    const r = await call(t, { op: 'generateSdkKeys', headers: bearer(await userToken(t)), expect: 200 });
+    expect(r.body.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    expect(r.body.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+  });
 
   scenario(
     'bindDevice/unbindDevice: each bind puts the caller first in the history; unbind keeps the history; both answers name the device (type, sn)',

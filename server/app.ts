@@ -2,11 +2,13 @@ import express, { type RequestHandler, Router } from 'express';
 import { requestRecorder } from './control/recorder.js';
 import { controlHooks, surfaceClassifier } from './control/wiring.js';
 import { SimError } from './core/errors.js';
+import { deviceCors } from './device/cors.js';
+import { deviceHandlers } from './device/handlers.js';
 import { apiDocs, DOCS_PATH } from './docs/apiDocs.js';
 import { API_SERVERS, servedSpec } from './docs/servedSpec.js';
 import type { Region } from './domain/apps.js';
 import { adminGuard } from './http/adminGuard.js';
-import { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
+import { ADMIN_PREFIX, API_PREFIXES, DEVICE_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
 import { operationDispatcher } from './http/dispatch.js';
 import { errorHandler } from './http/errorHandler.js';
 import { mountOperations, type OperationHook, publicUrlOf } from './http/mountOperations.js';
@@ -14,7 +16,7 @@ import { type SimLocals, simLocals } from './http/types.js';
 import { adminHandlers, apiHandlers } from './routes/index.js';
 import { slashRedirectTarget, transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
 import { type CoreDeps, createServices, type Services } from './services.js';
-import { adminSpec, apiSpec } from './spec/openapi.js';
+import { adminSpec, apiSpec, deviceSpec } from './spec/openapi.js';
 import { dashboardRouter } from './ui/dashboard.js';
 
 export interface AppDeps extends CoreDeps {
@@ -126,6 +128,18 @@ export function createApp(deps: AppDeps): express.Express {
   });
   admin.use(notFound);
   app.use(ADMIN_PREFIX, surface('admin'), admin);
+
+  // The device protocol: what a phone's SDK does over Bluetooth, per region of its base URL.
+  // No admin token (phones are apps, not operators); CORS open for browser doubles.
+  const device = Router();
+  device.use(deviceCors);
+  mountOperations(device, deviceSpec(), deviceHandlers, {
+    services,
+    include: () => true,
+    bodyParsers: [express.json({ limit: '64kb' })],
+  });
+  device.use(notFound);
+  for (const [prefix, region] of DEVICE_PREFIXES) app.use(prefix, surface('device', region), device);
 
   app.use(apiDocs(config.publicUrl));
   app.get('/openapi.yaml', (req, res) => {

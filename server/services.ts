@@ -10,6 +10,10 @@ import { AppRegistry, type NewApp } from './domain/apps.js';
 import { Clocks } from './domain/clocks.js';
 import { DeviceRegistry } from './domain/devices.js';
 import type { Instance } from './domain/instance.js';
+import { PhoneRecordings } from './domain/phoneRecordings.js';
+import { PhoneService } from './domain/phones.js';
+import { RecorderRegistry } from './domain/recorders.js';
+import { SdkKeys } from './domain/sdkKeys.js';
 import { TokenService } from './domain/tokens.js';
 import { readFixture } from './spec/fixtures.js';
 import { apiSpec } from './spec/openapi.js';
@@ -38,6 +42,10 @@ export interface Services {
   clocks: Clocks;
   tokens: TokenService;
   devices: DeviceRegistry;
+  /** The device side of recorders, and the phones of the device protocol. */
+  recorders: RecorderRegistry;
+  phones: PhoneService;
+  phoneRecordings: PhoneRecordings;
   // [services:fields:devices]
   /** Fake S3: upload sessions, parts, completed files; also the FileSource of DownloadUrls. */
   storage: StorageService;
@@ -81,7 +89,8 @@ export function createServices(deps: CoreDeps): Services {
       }
     },
   };
-  const devices = new DeviceRegistry(store, random.fork('devices'));
+  const devices = new DeviceRegistry(store, random.fork('devices'), new SdkKeys(instance.secret('sn-sign')));
+  const recorders = new RecorderRegistry(store, random.fork('recorders'), clock);
   // [services:create:devices]
   const storage = new StorageService(
     store,
@@ -114,6 +123,8 @@ export function createServices(deps: CoreDeps): Services {
     resetApp: async (clientId) => void (await journal.clear(clientId)),
   };
   const rateLimits = new RateLimiter(store, clockOf);
+  const phones = new PhoneService(store, random.fork('phones'), clockOf, tokens, recorders, devices);
+  const phoneRecordings = new PhoneRecordings(phones, recorders);
   // [services:create:control]
   return {
     deps,
@@ -121,6 +132,9 @@ export function createServices(deps: CoreDeps): Services {
     clocks,
     tokens,
     devices,
+    recorders,
+    phones,
+    phoneRecordings,
     transcriptions,
     transcripts,
     storage,
@@ -133,6 +147,7 @@ export function createServices(deps: CoreDeps): Services {
       clocks,
       tokens,
       devices,
+      phones,
       storage,
       transcripts,
       transcriptions,

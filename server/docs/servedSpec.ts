@@ -1,4 +1,11 @@
-import { ADMIN_PREFIX, JP_API, STORAGE_PREFIX, US_API } from '../http/apiPrefixes.js';
+import {
+  ADMIN_PREFIX,
+  DEVICE_PREFIX,
+  JP_API,
+  JP_DEVICE_PREFIX,
+  STORAGE_PREFIX,
+  US_API,
+} from '../http/apiPrefixes.js';
 import type { SpecIndex } from '../spec/openapi.js';
 
 export interface Server {
@@ -13,6 +20,14 @@ export const API_SERVERS = (base: string): Server[] => [
 ];
 export const ADMIN_SERVERS = (base: string): Server[] => [
   { url: `${base}${ADMIN_PREFIX}`, description: 'This simulator’s control API.' },
+];
+
+export const DEVICE_SERVERS = (base: string): Server[] => [
+  {
+    url: `${base}${DEVICE_PREFIX}`,
+    description: 'This simulator’s device protocol, SDK with the US base URL.',
+  },
+  { url: `${base}${JP_DEVICE_PREFIX}`, description: 'The same, SDK with the JP base URL.' },
 ];
 
 // The simulator's address as the documents write it (their path-level storage `servers`).

@@ -21,6 +21,7 @@ import {
   unbound,
   viewOf,
 } from './deviceModel.js';
+import { SdkKeys } from './sdkKeys.js';
 
 /** A device as named by a partner request: where its fields came from decides error `loc`s. */
 export type DeviceRef = components['schemas']['DeviceRef'];
@@ -55,6 +56,8 @@ export class DeviceRegistry implements Lifecycle {
   constructor(
     store: Store,
     private readonly random: Random,
+    /** Serial signatures and SDK key pairs; tests that never sign may leave it out. */
+    private readonly keys: SdkKeys = new SdkKeys(random.bytes(32)),
   ) {
     this.devices = store.collection<DeviceRecord>('devices');
   }
@@ -64,6 +67,24 @@ export class DeviceRegistry implements Lifecycle {
     const rec = await this.devices.get(this.serialOf(ref, from));
     if (!rec) throw SimError.bareNotFound();
     return bindingOf(rec);
+  }
+
+  /** sn-sign: register the serial (if new) and answer its signature with its binding. */
+  async signed(ref: DeviceRef): Promise<Binding & { signature: string }> {
+    const binding = await this.sign(ref, 'body');
+    const sn = normalizeSerial(ref.sn);
+    return { signature: this.keys.signature(checkType(sn, ref.type, ['body', 'type']), sn), ...binding };
+  }
+
+  /** sn-verify: is `signature` what sn-sign answers for this serial and type? */
+  verify(ref: DeviceRef & { signature: string }): { is_valid: boolean } {
+    const sn = this.serialOf(ref, 'body');
+    return { is_valid: this.keys.verify(ref.type, sn, ref.signature) };
+  }
+
+  /** gen-key: the SDK's RSA key pair. */
+  keyPair(): Promise<{ publicKey: string; privateKey: string }> {
+    return this.keys.keyPair();
   }
 
   /** Register a serial (`is_bind: null`); a known serial is left as it is. */

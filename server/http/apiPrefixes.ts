@@ -16,3 +16,10 @@ export const US_API = '/developer/api';
 export const JP_API = '/jp/developer/api';
 export const STORAGE_PREFIX = '/storage';
 export const ADMIN_PREFIX = '/__admin';
+/** The device protocol (server/device.openapi.yaml), per region of the SDK's base URL. */
+export const DEVICE_PREFIX = '/__device';
+export const JP_DEVICE_PREFIX = '/jp/__device';
+export const DEVICE_PREFIXES: ReadonlyArray<readonly [string, Region]> = [
+  [DEVICE_PREFIX, 'us'],
+  [JP_DEVICE_PREFIX, 'jp'],
+];

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { SimError } from '../core/errors.js';
 import type { PartnerApp } from '../domain/apps.js';
-import { adminSpec, apiSpec } from '../spec/openapi.js';
+import { adminSpec, apiSpec, deviceSpec } from '../spec/openapi.js';
 import { claimedClientId } from './claimedClientId.js';
 import { sendEmpty, sendJson } from './send.js';
 import { simLocals } from './types.js';
@@ -132,7 +132,7 @@ function answerError(config: Config, logger: Logger, appOf: AppLookup): ErrorReq
       res.status(err.status).type('application/xml').send(sim.answer);
       return;
     }
-    const spec = sim.surface === 'admin' ? adminSpec() : apiSpec();
+    const spec = sim.surface === 'admin' ? adminSpec() : sim.surface === 'device' ? deviceSpec() : apiSpec();
     if (err.status === 401 && sim.surface === 'api') {
       const basic = sim.op?.security[0] && 'basicAuth' in sim.op.security[0];
       err.headers['WWW-Authenticate'] ??= basic ? 'Basic realm="partner"' : 'Bearer';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminSpec, apiSpec } from '../spec/openapi.js';
+import { adminSpec, apiSpec, deviceSpec } from '../spec/openapi.js';
 import { conformance, sendRaw } from '../testing/conformance.js';
 import { bearer, http } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
@@ -58,11 +58,17 @@ describe('allowedByPath', () => {
 
 describe('operations whose path, with an empty parameter, lands on a path of other methods', () => {
   const probes = () =>
-    [apiSpec(), adminSpec()].flatMap((spec) =>
+    [apiSpec(), adminSpec(), deviceSpec()].flatMap((spec) =>
       [...spec.operations.values()]
         .filter((op) => op.path.includes('{'))
         .map((op) => {
-          const prefix = op.storage ? '/storage' : spec === apiSpec() ? '/developer/api' : '/__admin';
+          const prefix = op.storage
+            ? '/storage'
+            : spec === apiSpec()
+              ? '/developer/api'
+              : spec === deviceSpec()
+                ? '/__device'
+                : '/__admin';
           return { spec, op, path: prefix + op.path.replace(/\{[^}]+\}/g, '') };
         }),
     );

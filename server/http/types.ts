@@ -4,6 +4,7 @@ import type { TokenClaims } from '../domain/tokens.js';
 import type { Services } from '../services.js';
 import type { operations as AdminOperations } from '../spec/admin-types.js';
 import type { operations as ApiOperations } from '../spec/api-types.js';
+import type { operations as DeviceOperations } from '../spec/device-types.js';
 import type { OperationInfo } from '../spec/openapi.js';
 
 /**
@@ -11,7 +12,7 @@ import type { OperationInfo } from '../spec/openapi.js';
  * `npm run gen:types` from the YAML): a handler's body, query, params and 2xx replies are
  * checked against openapi.yaml at compile time, so no field is described twice by hand.
  */
-type AllOperations = ApiOperations & AdminOperations;
+type AllOperations = ApiOperations & AdminOperations & DeviceOperations;
 export type OpId = keyof AllOperations;
 
 type MediaBody<T> = T extends { content: infer C }
@@ -82,7 +83,7 @@ export interface SimLocals {
   op?: OperationInfo;
   auth?: AuthInfo;
   /** Which surface answered: decides JSON or S3 XML errors. */
-  surface: 'api' | 'storage' | 'admin';
+  surface: 'api' | 'storage' | 'admin' | 'device';
   startedAt: number;
   /**
    * Set when a fault rule or an X-Sim-Fault header applied; `shaped` when it decided the

@@ -120,7 +120,11 @@ describe('sn-sign, bind, unbind', () => {
   it('walks signed → bound → bound again → unbound → bound by another account, recording every bind', async () => {
     const sn = fresh('882');
     const peerSub = TokenService.userSub(DEMO_US.client_id, 'device-user-0002');
-    expect((await call('sn-sign', me, sn)).body).toEqual({ is_bind: null, bind_history: [] });
+    expect((await call('sn-sign', me, sn)).body).toEqual({
+      signature: expect.any(String),
+      is_bind: null,
+      bind_history: [],
+    });
     // bind and unbind name the device first, as live answers ({type, sn, is_bind, ...}).
     const dev = { type: 'notepins', sn };
     expect((await call('bind', me, sn)).body).toEqual({ ...dev, is_bind: true, bind_history: [meSub] });
@@ -129,7 +133,11 @@ describe('sn-sign, bind, unbind', () => {
       200,
       { ...dev, is_bind: true, bind_history: [meSub, meSub] },
     ]);
-    expect((await call('sn-sign', me, sn)).body).toEqual({ is_bind: true, bind_history: [meSub, meSub] });
+    expect((await call('sn-sign', me, sn)).body).toEqual({
+      signature: expect.any(String),
+      is_bind: true,
+      bind_history: [meSub, meSub],
+    });
 
     for (const op of ['bind', 'unbind'] as const) {
       const r = await call(op, peer, sn);

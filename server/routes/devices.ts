@@ -13,8 +13,12 @@ export const deviceHandlers = {
 
   signDeviceSerial: async ({ body, services }) => ({
     status: 200,
-    body: await services.devices.sign(body, 'body'),
+    body: await services.devices.signed(body),
   }),
+
+  verifyDeviceSignature: ({ body, services }) => ({ status: 200, body: services.devices.verify(body) }),
+
+  generateSdkKeys: async ({ services }) => ({ status: 200, body: await services.devices.keyPair() }),
 
   bindDevice: async ({ auth, body, services }) => ({
     status: 200,

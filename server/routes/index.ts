@@ -1,6 +1,7 @@
 import { controlHandlers } from '../admin/control.js';
 import { deviceAdminHandlers } from '../admin/devices.js';
 import { adminHandlers as foundationAdmin } from '../admin/handlers.js';
+import { recorderAdminHandlers } from '../admin/recorders.js';
 import { storageAdminHandlers } from '../admin/storage.js';
 import { transcriptionAdminHandlers } from '../admin/transcriptions.js';
 import { transcriptAdminHandlers } from '../admin/transcripts.js';
@@ -25,6 +26,7 @@ export const apiHandlers: Handlers = {
 export const adminHandlers: Handlers = {
   ...foundationAdmin,
   ...deviceAdminHandlers,
+  ...recorderAdminHandlers,
   ...transcriptionAdminHandlers,
   ...transcriptAdminHandlers,
   ...controlHandlers,

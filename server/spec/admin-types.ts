@@ -203,6 +203,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/recorders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the device side of every virtual recorder
+         * @description The local side (radio, pairing, recordings, battery, firmware) of every recorder that has one. Recorders are one world shared by every app and both regions, like devices; a full reset forgets them all, a per-app reset none.
+         */
+        get: operations["listRecorders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recorders/{sn}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The device side of one recorder
+         * @description Its radio, pairing, battery, firmware, recording in progress and finished recordings.
+         */
+        get: operations["getRecorder"];
+        /**
+         * Create or replace a recorder's device side
+         * @description Sets the local state exactly as given (fields left out take their defaults), keeping
+         *     its recordings. The cloud binding is untouched (`PUT /devices/{sn}`); a recorder may
+         *     exist for a serial the cloud has never signed. `uuid` defaults to a fresh MAC.
+         *     `paired_to` is the account whose handshake token the firmware holds (null: unpaired).
+         *     A recording in progress cannot be set here (`POST /recorders/{sn}/record`).
+         */
+        put: operations["putRecorder"];
+        post?: never;
+        /**
+         * Forget a recorder's device side (and its recordings)
+         * @description The cloud binding stays; phones connected to it are disconnected.
+         */
+        delete: operations["deleteRecorder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recorders/{sn}/arrange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Arrange one device-lock case in one call (cloud and device side)
+         * @description Replaces both halves of the device with the named case; recordings are dropped and a
+         *     recorder connected to a phone is disconnected. Ids other than `user` are generated
+         *     `client_user_<uuid>`s no simulator user holds. `expect` says what the native
+         *     template's recovery (query → stop on true → de-duplicate → at most 5 ids × handshake
+         *     → depair → rescan → reconnect → cloud bind) ends with for `user`.
+         *
+         *     | case | cloud | device side | recovery ends |
+         *     |---|---|---|---|
+         *     | `classic_lock` | `false` (or `cloud: null`), history `[decoy, locked, decoy2]` newest first (empty with `null`) | in range, paired to `locked` | `unlocked` (`no_history` with `null`) |
+         *     | `bound_elsewhere` | `true`, owned by `locked` of app `other-app` | paired to `locked` | `refused` |
+         *     | `not_in_history` | `false`, three decoys | paired to `locked`, not in the history | `no_match` |
+         *     | `behind_duplicates` | `false`, 55 × `decoy` then `locked` (newest first) | paired to `locked` | `unlocked` (2nd distinct id) |
+         *     | `sixth_id` | `false`, six distinct ids, `locked` the 6th | paired to `locked` | `no_match` (beyond the 5-try cap) |
+         *     | `never_paired` | never signed (binding query 404) | unpaired | `not_needed` (connect pairs) |
+         *     | `out_of_range` | never signed | unpaired, not advertising | `not_found` (no scan sees it) |
+         *     | `battery_low` | signed, `null` | unpaired, battery 4 % (record start refused) | `not_needed` |
+         *     | `recording` | signed, `null` | unpaired, a recording in progress | `recording_now` (connect refused until stop) |
+         *     | `paired_to_user` | bound to `user` | paired to `user` | `not_needed` (needs `user`) |
+         */
+        post: operations["arrangeRecorder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recorders/{sn}/recordings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a finished recording on the recorder
+         * @description One of: `duration_s` (generated silence, exportable as mp3, wav and pcm), `fixture`
+         *     (a file of fixtures/audio, exported as itself), or `audio_base64` with `format`
+         *     (bytes you upload, exported as themselves; the control API's 1 MB body limit applies).
+         *     `sessionId` is the start in Unix seconds (`start_time`, default: the instance clock
+         *     minus the duration), moved forward by whole seconds until unique on the recorder.
+         */
+        post: operations["addRecording"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recorders/{sn}/record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Press record or stop on the recorder
+         * @description `start` begins a recording at the instance clock's now (`recordStart {sessionId,
+         *     start, status: 0, scene, startTime}` to the connected phone, if any); refused with
+         *     409 `ALREADY_RECORDING`, or 409 `BATTERY_LOW` under 5 %. `stop` ends it: its
+         *     duration is the simulated time since start (at least 1 s) unless `duration_s` is
+         *     given; the recording is generated silence (`recordStop {sessionId, reason: 0,
+         *     fileExist: true, fileSize}`); 409 `NOT_RECORDING` when none runs.
+         */
+        post: operations["pressRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recorders/{sn}/recordings/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a recording from the recorder
+         * @description Removes it (and its uploaded bytes); phones no longer list it.
+         */
+        delete: operations["deleteRecorderRecording"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/uploads": {
         parameters: {
             query?: never;
@@ -680,6 +854,127 @@ export interface components {
             candidates: string[];
             omitted: number;
         };
+        ClientUserId: string;
+        MacAddress: string;
+        RecorderState: {
+            /**
+             * @description Advertising, so scans see it and connects reach it.
+             * @default true
+             */
+            in_range?: boolean;
+            uuid?: components["schemas"]["MacAddress"];
+            /**
+             * @description The account whose handshake token the firmware holds; null unpaired.
+             * @default null
+             */
+            paired_to?: components["schemas"]["ClientUserId"] | null;
+            /** @default 85 */
+            battery?: number;
+            /** @default V0095@0205 */
+            firmware?: string;
+            /** @default -55 */
+            rssi?: number;
+            /**
+             * @description `depair {clear: true}` also deletes the recordings (the old SDK guide's reading).
+             * @default false
+             */
+            clear_deletes_recordings?: boolean;
+        };
+        Recording: {
+            /** @description Start in Unix seconds, unique per recorder (the bridge's `sessionId`). */
+            session_id: number;
+            /** Format: date-time */
+            start_time: string;
+            duration_s: number;
+            scene: number;
+            channels: number;
+            /**
+             * @description Format of its stored bytes (`mp3` for generated silence).
+             * @enum {string}
+             */
+            format: "mp3" | "wav";
+            /** @enum {string} */
+            source: "generated" | "fixture" | "upload";
+            /** @description Bytes of its default export. */
+            size: number;
+        };
+        RecordingInProgress: {
+            session_id: number;
+            /** Format: date-time */
+            start_time: string;
+            scene: number;
+        };
+        Recorder: {
+            sn: components["schemas"]["SerialNumber"];
+            type: components["schemas"]["DeviceType"];
+            /** @description Its advertised name. */
+            name: string;
+            in_range: boolean;
+            uuid: components["schemas"]["MacAddress"];
+            paired_to: components["schemas"]["ClientUserId"] | null;
+            /** @description `paired_to` as the firmware holds it: `client_user_` stripped, hyphens dropped. */
+            handshake_token: string | null;
+            battery: number;
+            firmware: string;
+            rssi: number;
+            clear_deletes_recordings: boolean;
+            /** @description The phone (device protocol) connected to it, or null. */
+            connected_phone: string | null;
+            /** @description The recording in progress, or null. */
+            recording: components["schemas"]["RecordingInProgress"] | null;
+            /** @description Finished recordings, oldest first (at most 200). */
+            recordings: components["schemas"]["Recording"][];
+        };
+        /** @enum {string} */
+        ArrangeCase: "classic_lock" | "bound_elsewhere" | "not_in_history" | "behind_duplicates" | "sixth_id" | "never_paired" | "out_of_range" | "battery_low" | "recording" | "paired_to_user";
+        ArrangeRequest: {
+            case: components["schemas"]["ArrangeCase"];
+            /** @description The account that will run recovery (needed by `paired_to_user`); never used as a decoy. */
+            user?: components["schemas"]["DeviceOwner"];
+            /**
+             * @description `classic_lock` only: the cloud's `is_bind` (`false` default, or `null`).
+             * @enum {boolean|null}
+             */
+            cloud?: false | null;
+        };
+        Arrangement: {
+            case: components["schemas"]["ArrangeCase"];
+            /** @description The cloud half (null when never signed). */
+            device: components["schemas"]["Device"] | null;
+            recorder: components["schemas"]["Recorder"];
+            /** @description The account the firmware holds, or null. */
+            locked_to: components["schemas"]["ClientUserId"] | null;
+            expect: {
+                /** @enum {string} */
+                recovery: "unlocked" | "refused" | "no_history" | "no_match" | "not_needed" | "not_found" | "recording_now";
+                /** @description What the native template's recovery reports. */
+                message: string;
+            };
+        };
+        /** @description Exactly one of `duration_s`, `fixture`, or `audio_base64` with `format` (else 422 with `loc` `["body"]`). */
+        NewRecording: {
+            duration_s?: number;
+            /** @enum {string} */
+            fixture?: "hello.wav" | "meeting.mp3";
+            audio_base64?: string;
+            /** @enum {string} */
+            format?: "mp3" | "wav";
+            /** @default 0 */
+            scene?: number;
+            /** Format: date-time */
+            start_time?: string;
+        };
+        RecordPress: {
+            /** @enum {string} */
+            action: "start" | "stop";
+            /**
+             * @description `start` only.
+             * @default 0
+             */
+            scene?: number;
+            /** @description `stop` only: the recording's duration instead of the time since start. */
+            duration_s?: number;
+        };
         StoredPart: {
             part_number: number;
             size: number;
@@ -1089,6 +1384,21 @@ export interface components {
                  * @example {
                  *       "detail": "DEVICE_NOT_FOUND",
                  *       "message": "Unknown device serial number."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description No recorder (device side) with this serial, or no such recording on it (`RECORDER_NOT_FOUND`, `RECORDING_NOT_FOUND`). */
+        RecorderNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "RECORDER_NOT_FOUND",
+                 *       "message": "No recorder 8810B3022729FFFF; arrange one with POST /__admin/recorders/{sn}/arrange."
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorBody"];
@@ -1592,6 +1902,290 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["DeviceNotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    listRecorders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recorders, by serial. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recorder"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getRecorder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recorder. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recorder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["RecorderNotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    putRecorder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "in_range": true,
+                 *       "battery": 80,
+                 *       "paired_to": "client_user_3f2c8a90-1b2c-4d5e-8f90-123456789abc"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecorderState"];
+            };
+        };
+        responses: {
+            /** @description The recorder after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recorder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteRecorder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Forgotten. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["RecorderNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    arrangeRecorder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "case": "classic_lock"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ArrangeRequest"];
+            };
+        };
+        responses: {
+            /** @description What was arranged and how recovery ends. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Arrangement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    addRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewRecording"];
+            };
+        };
+        responses: {
+            /** @description The recording. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["RecorderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    pressRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "start"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecordPress"];
+            };
+        };
+        responses: {
+            /** @description The recorder after the press. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recorder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["RecorderNotFound"];
+            /** @description `ALREADY_RECORDING`, `NOT_RECORDING` or `BATTERY_LOW`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    deleteRecorderRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device serial number. */
+                sn: components["parameters"]["SerialNumberPath"];
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["RecorderNotFound"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];

@@ -124,11 +124,62 @@ export interface paths {
         put?: never;
         /**
          * Register (sign) a device serial number
-         * @description The device SDK calls this with `{type, sn}` and a User Token to register a serial; afterwards the binding query shows `is_bind: null` (signed, never bound).
-         *     Signing an already known serial leaves its state unchanged. The response is the
-         *     binding state after the call.
+         * @description The device SDK calls this with `{type, sn}` and a User Token to register a serial;
+         *     afterwards the binding query shows `is_bind: null` (signed, never bound). Signing an
+         *     already known serial leaves its state unchanged. The SDK caches the answer's
+         *     `signature` per serial and uses it in the handshake with the device;
+         *     `POST /open/partner/sdk/sn-verify` checks it. The simulator's signature is the same for
+         *     every call on one serial and type (an HMAC of the simulator's own secret). `is_bind` and
+         *     `bind_history` are the simulator's earlier answer, kept (additive) because clients of
+         *     this simulator read them.
          */
         post: operations["signDeviceSerial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/open/partner/sdk/sn-verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a serial's signature
+         * @description The device SDK checks a serial's signature here: `{type, sn, signature}` →
+         *     `{is_valid}`, true exactly when `signature` is what `sn-sign` answers for
+         *     that serial and type. The serial need not be known; a `type` that contradicts the
+         *     prefix is a 422 as everywhere.
+         */
+        post: operations["verifyDeviceSignature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/open/partner/sdk/gen-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An RSA key pair for the SDK
+         * @description The device SDK fetches an RSA key pair here at `initSDK` and reports readiness. A fresh 2048-bit pair per call, PEM
+         *     (`publicKey` SPKI, `privateKey` PKCS#8). No body. A token of the other region is the
+         *     usual `401 CLIENT_USER_NOT_FOUND` (what an Android SDK with its JP default base URL
+         *     meets with a US token).
+         */
+        post: operations["generateSdkKeys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -539,6 +590,21 @@ export interface components {
             is_bind: boolean | null;
             /** @description Previously bound accounts, newest first. One entry per bind event, duplicates kept (clients must de-duplicate). Entries are `client_user_<uuid>` ids and include users of any partner app. */
             bind_history: components["schemas"]["ClientUserId"][];
+        };
+        /** @description What sn-sign answers. */
+        SignAnswer: {
+            /** @description The serial's signature (base64url, 32 bytes). */
+            signature: string;
+        } & components["schemas"]["BindingResponse"];
+        SignedDeviceRef: components["schemas"]["DeviceRef"] & {
+            signature: string;
+        };
+        VerifyAnswer: {
+            is_valid: boolean;
+        };
+        SdkKeyPair: {
+            publicKey: string;
+            privateKey: string;
         };
         /** @description Answer of bind and unbind: the device (`type`, `sn` upper-cased, as stored) and its binding state after the call. The live service is reported (not confirmed) to answer `{type, sn, is_bind}`; `bind_history` is the simulator's, kept for the clients that read it. */
         BindAnswer: components["schemas"]["DeviceRef"] & components["schemas"]["BindingResponse"];
@@ -1262,7 +1328,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Binding state after the call. */
+            /** @description The serial's signature, and its binding state after the call. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1270,11 +1336,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "signature": "3q2-7wABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGho",
                      *       "is_bind": null,
                      *       "bind_history": []
                      *     }
                      */
-                    "application/json": components["schemas"]["BindingResponse"];
+                    "application/json": components["schemas"]["SignAnswer"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1282,6 +1349,78 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    verifyDeviceSignature: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "notepro",
+                 *       "sn": "881ABC1234567",
+                 *       "signature": "3q2-7wABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGho"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SignedDeviceRef"];
+            };
+        };
+        responses: {
+            /** @description Whether the signature is the serial's. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "is_valid": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VerifyAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    generateSdkKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key pair. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SdkKeyPair"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];

@@ -15,7 +15,11 @@ import { prebuiltPath, validatorsFor } from './validators.js';
  * every operation's request validators into a module, so a started simulator need not load
  * ajv to check its first requests (spec/validators.ts, prebuilt()).
  */
-for (const file of [fromRoot('openapi.yaml'), fromRoot('server', 'admin.openapi.yaml')]) {
+for (const file of [
+  fromRoot('openapi.yaml'),
+  fromRoot('server', 'admin.openapi.yaml'),
+  fromRoot('server', 'device.openapi.yaml'),
+]) {
   const source = readFileSync(file, 'utf8');
   const out = specCachePath(file);
   mkdirSync(dirname(out), { recursive: true });

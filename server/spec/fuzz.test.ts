@@ -11,7 +11,7 @@ import { hostileExamples } from '../testing/hostileBodies.js';
 import { basicAuth, DEMO_US, http, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 import { transportExamples } from '../testing/transportRequests.js';
-import { adminSpec, apiSpec, type OperationInfo, type SpecIndex } from './openapi.js';
+import { adminSpec, apiSpec, deviceSpec, type OperationInfo, type SpecIndex } from './openapi.js';
 
 // Property-based fuzzing of every operation of both documents: generated requests (valid,
 // half-valid and hostile parts mixed) against in-process simulators, each answer checked
@@ -50,6 +50,34 @@ beforeAll(async () => {
       uploadPartPreflight: partUrls,
       downloadFile: [fileUrl],
       headFile: [fileUrl],
+    },
+  });
+  // The device protocol, on the partner API's instance: a phone connected to a recorder with
+  // a recording, so the fuzzer also reaches the answers behind a valid phone id.
+  const sn = '8810FUZZ0000001';
+  await http('POST', `${api.admin}/recorders/${sn}/arrange`, { json: { case: 'never_paired' } });
+  await http('POST', `${api.admin}/recorders/${sn}/recordings`, {
+    json: { duration_s: 1, start_time: '2026-01-01T00:00:00Z' },
+  });
+  const phone = (
+    await http('POST', `${api.url}/__device/phones`, {
+      headers: { authorization: `Bearer ${tokens.user}` },
+      json: { timing: 'instant' },
+    })
+  ).body.phone_id as string;
+  const at = `/__device/phones/${phone}`;
+  await http('POST', `${api.url}${at}/scan`, { json: {} });
+  await http('POST', `${api.url}${at}/connect`, { json: { serialNumber: sn } });
+  contexts.set(deviceSpec(), {
+    spec: deviceSpec(),
+    prefix: '/__device',
+    authorizations: [`Bearer ${tokens.user}`],
+    apiKeys: [],
+    known: {
+      getPhone: [at],
+      pollEvents: [`${at}/events?after=0`],
+      listRecordings: [`${at}/recordings`],
+      exportRecording: [`${at}/recordings/1767225600/audio?format=wav`],
     },
   });
   contexts.set(adminSpec(), {
@@ -118,6 +146,12 @@ describe('fuzzing the partner API (openapi.yaml)', () => {
 describe('fuzzing the control API (admin.openapi.yaml)', () => {
   it.each(operations(adminSpec()))('%s answers as declared, never 5xx', async (_id, op) => {
     await fuzz(adminSpec(), op, admin);
+  });
+});
+
+describe('fuzzing the device protocol (device.openapi.yaml)', () => {
+  it.each(operations(deviceSpec()))('%s answers as declared, never 5xx', async (_id, op) => {
+    await fuzz(deviceSpec(), op, api);
   });
 });
 

@@ -97,6 +97,8 @@ describe('openapi.yaml specifics', () => {
       createUserToken: [{ partnerBearer: [] }],
       getDeviceBinding: [{ userBearer: [] }],
       signDeviceSerial: [{ userBearer: [] }],
+      verifyDeviceSignature: [{ userBearer: [] }],
+      generateSdkKeys: [{ userBearer: [] }],
       bindDevice: [{ userBearer: [] }],
       unbindDevice: [{ userBearer: [] }],
       generatePresignedUrls: [{ userBearer: [] }],

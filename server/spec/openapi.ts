@@ -124,6 +124,7 @@ function cachedParse(file: string, source: string): Doc {
 
 let api: SpecIndex | undefined;
 let admin: SpecIndex | undefined;
+let device: SpecIndex | undefined;
 
 /** The partner API document (openapi.yaml). */
 export function apiSpec(): SpecIndex {
@@ -135,4 +136,10 @@ export function apiSpec(): SpecIndex {
 export function adminSpec(): SpecIndex {
   admin ??= SpecIndex.load('admin.openapi.yaml', fromRoot('server', 'admin.openapi.yaml'));
   return admin;
+}
+
+/** The device protocol document (server/device.openapi.yaml). */
+export function deviceSpec(): SpecIndex {
+  device ??= SpecIndex.load('device.openapi.yaml', fromRoot('server', 'device.openapi.yaml'));
+  return device;
 }

@@ -120,6 +120,8 @@ export const API_OPS = [
   'createUserToken',
   'getDeviceBinding',
   'signDeviceSerial',
+  'verifyDeviceSignature',
+  'generateSdkKeys',
   'bindDevice',
   'unbindDevice',
   'generatePresignedUrls',
@@ -134,6 +136,8 @@ export const API_OPS = [
 export const API_EXTENSIONS = [
   'refreshPartnerToken',
   'signDeviceSerial',
+  'verifyDeviceSignature',
+  'generateSdkKeys',
   'bindDevice',
   'unbindDevice',
   'uploadPartPreflight',
@@ -168,9 +172,33 @@ export const ADMIN_OPS = [
   'clearRequests',
   'getHealth',
   'getAdminSpec',
+  'listRecorders',
+  'getRecorder',
+  'putRecorder',
+  'deleteRecorder',
+  'arrangeRecorder',
+  'addRecording',
+  'pressRecord',
+  'deleteRecorderRecording',
+];
+export const DEVICE_OPS = [
+  'createPhone',
+  'getPhone',
+  'deletePhone',
+  'startScan',
+  'stopScan',
+  'connectDevice',
+  'disconnectDevice',
+  'depairDevice',
+  'listRecordings',
+  'deleteRecording',
+  'exportRecording',
+  'pollEvents',
+  'getDeviceSpec',
 ];
 
 export const docs = [
   { name: 'openapi.yaml', doc: load('openapi.yaml'), required: API_OPS },
   { name: 'server/admin.openapi.yaml', doc: load('server/admin.openapi.yaml'), required: ADMIN_OPS },
+  { name: 'server/device.openapi.yaml', doc: load('server/device.openapi.yaml'), required: DEVICE_OPS },
 ];

@@ -12,6 +12,7 @@ describe('generated types are up to date with the specs', () => {
   it.each([
     ['openapi.yaml', 'server/spec/api-types.ts', {}],
     ['server/admin.openapi.yaml', 'server/spec/admin-types.ts', { defaultNonNullable: false }],
+    ['server/device.openapi.yaml', 'server/spec/device-types.ts', { defaultNonNullable: false }],
   ])('%s -> %s', async (spec, out, options) => {
     const ast = await openapiTS(pathToFileURL(fromRoot(spec)), options);
     const fresh = COMMENT_HEADER + astToString(ast);

@@ -26,6 +26,12 @@ export const COLLECTIONS = {
   clocks: spec({ mirrored: true }),
   faults: spec({ mirrored: true, indexes: ['match.client_id'] }),
   devices: spec({ indexes: ['owner.client_id'] }),
+  /** The device side of recorders (radio, pairing, recordings), one per serial. */
+  recorders: spec({ indexes: ['range'] }),
+  /** Uploaded bytes of recordings, `<sn>.<sessionId>`. */
+  recorderAudio: spec(),
+  /** Phones of the device protocol (SDK sessions), per app. */
+  phones: spec({ indexes: ['client_id'] }),
   refreshTokens: spec({ indexes: ['client_id'] }),
   uploads: spec({ indexes: ['client_id'] }),
   uploadParts: spec({ indexes: ['upload_id', 'client_id'] }),

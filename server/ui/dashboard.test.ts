@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putPart, startUpload } from '../client/steps.js';
 import { fromRoot } from '../core/root.js';
+import { haveChromium, openChromium, requireChromiumInCi } from '../testing/chromium.js';
 import { bearer, DEMO_US, http, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 
@@ -14,46 +13,20 @@ import { startTestServer, type TestServer } from '../testing/testServer.js';
 // download). Every arrangement goes through the page; the partner and control APIs are then
 // asked whether it took effect.
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const REPORTS = fromRoot('reports');
 // The page polls every 1.5 s; on a busy CI machine a render can take a few seconds more.
 const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 8000 });
 const A = 'client_user_3f2c8a90-1b2c-4d5e-8f90-123456789abc';
 const B = 'client_user_9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 
-if (!haveChromium && process.env.CI) {
-  it('needs Debian Chromium for the dashboard browser test', () => {
-    throw new Error(`${CHROMIUM} is missing: .ci/run installs it with apt-get install chromium`);
-  });
-}
+requireChromiumInCi('the dashboard browser test');
 
-async function openBrowser(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
-  const profile = await mkdtemp(join(tmpdir(), 'partner-sim-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
+const openBrowser = () =>
+  openChromium({
     viewport: { width: 1440, height: 900 },
     // axe-core is injected as an inline script, which the page's CSP rightly refuses.
     bypassCSP: true,
   });
-  return {
-    context,
-    close: async () => {
-      await context.close();
-      await rm(profile, { recursive: true, force: true });
-    },
-  };
-}
 
 describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
   let sim: TestServer;
@@ -138,6 +111,36 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     await page.getByRole('button', { name: 'Unbind', exact: true }).click();
     await poll(() => row.locator('td.bind-false').count()).toBe(1);
     expect((await binding(sn)).body.is_bind).toBe(false);
+  });
+
+  it('arranges every device-lock case with one button each, and presses record and stop', async () => {
+    const sn = '8820UIREC00001';
+    const cases: [string, string][] = [
+      ['Classic lock', 'unlocked'],
+      ['Cloud true, another account', 'owner must unbind it first'],
+      ['Paired to a user not in history', 'none of the previous accounts'],
+      ['Right id behind 55 duplicates', 'unlocked'],
+      ['Right id as the 6th distinct id', 'none of the previous accounts'],
+      ['Never paired, never signed', 'without recovery'],
+      ['Out of range', 'not found by the scan'],
+      ['Battery low', 'without recovery'],
+      ['Recording in progress', 'is recording'],
+    ];
+    await page.getByRole('textbox', { name: 'Recorder to arrange (its serial)' }).fill(sn);
+    for (const [button, ends] of cases) {
+      await page.getByRole('button', { name: button, exact: true }).click();
+      await poll(() => page.locator('#recorder-result').textContent()).toContain(ends);
+    }
+    await poll(() => page.locator(`tr[data-recorder="${sn}"]`).textContent()).toContain('recording since');
+    await page.getByRole('button', { name: 'Press stop' }).click();
+    await poll(async () => (await http('GET', `${sim.admin}/recorders/${sn}`)).body.recordings.length).toBe(
+      1,
+    );
+    await page.getByRole('button', { name: 'Press record' }).click();
+    await poll(async () => (await http('GET', `${sim.admin}/recorders/${sn}`)).body.recording !== null).toBe(
+      true,
+    );
+    await page.screenshot({ path: join(REPORTS, 'dashboard-recorders.png'), fullPage: true });
   });
 
   it('shows an upload session with the parts received, sizes and ETags', async () => {
@@ -428,7 +431,7 @@ describe.skipIf(!haveChromium)('dashboard feedback in Chromium', () => {
   it('does not overflow at 390 px wide', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await twoPolls();
-    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    const wide = await page.evaluate<number>('document.documentElement.scrollWidth');
     expect(wide).toBeLessThanOrEqual(390);
     await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: join(REPORTS, 'dashboard-390.png'), fullPage: false });

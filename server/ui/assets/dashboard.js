@@ -4,6 +4,7 @@ import { refreshClock, setupClock } from './clock.js';
 import { refreshDevices, setupDevices } from './devices.js';
 import { refreshFaults, setupFaults } from './faults.js';
 import { refreshJournal, setupJournal } from './journal.js';
+import { refreshRecorders, setupRecorders } from './recorders.js';
 import { refreshTasks, refreshTranscripts, refreshUploads, setupTasks } from './tasks.js';
 
 // Entry point: wires the views and polls the control API every 1.5 s while the tab is visible.
@@ -27,6 +28,7 @@ async function refreshAll() {
     await Promise.all([
       refreshClock(),
       refreshDevices(),
+      refreshRecorders(),
       refreshUploads(),
       refreshTasks(),
       refreshTranscripts(),
@@ -75,6 +77,7 @@ window.addEventListener('unhandledrejection', (ev) => showError(ev.reason));
 setupApps(refreshAll);
 setupClock(refreshAll);
 setupDevices(refreshAll);
+setupRecorders(refreshAll);
 setupTasks(refreshAll);
 setupFaults(refreshAll);
 setupJournal();

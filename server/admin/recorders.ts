@@ -1,0 +1,54 @@
+import { arrange } from '../domain/arrangements.js';
+import type { Handlers } from '../http/types.js';
+
+/** Control API over the device side of recorders: arrange a case, recordings, record presses. */
+export const recorderAdminHandlers = {
+  listRecorders: async ({ services }) => ({ status: 200, body: await services.recorders.list() }),
+
+  getRecorder: async ({ params, services }) => ({
+    status: 200,
+    body: await services.recorders.get(params.sn),
+  }),
+
+  putRecorder: async ({ body, params, services }) => ({
+    status: 200,
+    body: await services.recorders.put(params.sn, body),
+  }),
+
+  deleteRecorder: async ({ params, services }) => {
+    await services.phones.detach(await services.recorders.record(params.sn));
+    await services.recorders.remove(params.sn);
+    return { status: 204 };
+  },
+
+  arrangeRecorder: async ({ body, params, services }) => ({
+    status: 200,
+    body: await arrange(
+      {
+        devices: services.devices,
+        recorders: services.recorders,
+        phones: services.phones,
+        random: services.deps.random.fork('arrange'),
+        clock: services.deps.clock,
+      },
+      params.sn,
+      body,
+    ),
+  }),
+
+  addRecording: async ({ body, params, services }) => ({
+    status: 201,
+    body: await services.recorders.addRecording(params.sn, body),
+  }),
+
+  pressRecord: async ({ body, params, services }) => {
+    const { view, event, phone } = await services.recorders.press(params.sn, body);
+    if (event) await services.phones.deliver(phone, view.sn, event.name, event.data);
+    return { status: 200, body: view };
+  },
+
+  deleteRecorderRecording: async ({ params, services }) => {
+    await services.recorders.deleteRecording(params.sn, params.session_id);
+    return { status: 204 };
+  },
+} satisfies Handlers;

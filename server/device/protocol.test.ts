@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, DEMO_JP, DEMO_US, http, userToken } from '../testing/http.js';
+import { startTestServer, type TestServer } from '../testing/testServer.js';
+
+// The device protocol over real HTTP (replies validated against device.openapi.yaml by the
+// test server): bad input is a clear 4xx, timings follow the app's clock, recordings export
+// honestly, record presses reach the connected phone.
+
+let sim: TestServer;
+let token: string;
+let n = 0;
+beforeAll(async () => {
+  sim = await startTestServer();
+  token = (await userToken(sim.api, DEMO_US, 'device-user-1')).user;
+});
+afterAll(() => sim.stop());
+
+const dev = (path: string) => `${sim.url}/__device${path}`;
+const fresh = () => `8820PROT${String(++n).padStart(6, '0')}`;
+const arrange = (sn: string, kase: string) =>
+  http('POST', `${sim.admin}/recorders/${sn}/arrange`, { json: { case: kase } });
+async function phone(opts: Record<string, unknown> = { timing: 'instant' }): Promise<string> {
+  const r = await http('POST', dev('/phones'), { headers: bearer(token), json: opts });
+  expect(r.status, r.text).toBe(201);
+  return r.body.phone_id;
+}
+const on = (id: string, method: string, path: string, json?: unknown) =>
+  http(method, dev(`/phones/${id}${path}`), json === undefined ? {} : { json });
+const events = async (id: string, after = 0) => (await on(id, 'GET', `/events?after=${after}`)).body;
+
+async function connected(sn: string): Promise<string> {
+  const id = await phone();
+  await on(id, 'POST', '/scan', {});
+  const c = await on(id, 'POST', '/connect', { serialNumber: sn });
+  expect(c.body).toMatchObject({ outcome: 'paired', settled: true });
+  return id;
+}
+
+describe('bad input is a clear 4xx', () => {
+  it('refuses a missing, malformed, partner or other-region token when a phone is created', async () => {
+    expect((await http('POST', dev('/phones'), { json: {} })).body.detail).toBe('MISSING_CREDENTIALS');
+    expect((await http('POST', dev('/phones'), { headers: bearer('x.y.z'), json: {} })).body.detail).toBe(
+      'INVALID_TOKEN',
+    );
+    const jp = (await userToken(sim.apiJp, DEMO_JP, 'device-user-jp')).user;
+    const other = await http('POST', dev('/phones'), { headers: bearer(jp), json: {} });
+    expect([other.status, other.body.detail]).toEqual([401, 'CLIENT_USER_NOT_FOUND']);
+    const onJp = await http('POST', `${sim.url}/jp/__device/phones`, { headers: bearer(jp), json: {} });
+    expect([onJp.status, onJp.body.region]).toEqual([201, 'jp']);
+    const partner = (await userToken(sim.api, DEMO_US, 'device-user-1')).partner;
+    expect((await http('POST', dev('/phones'), { headers: bearer(partner), json: {} })).status).toBe(403);
+  });
+
+  it('refuses a handshake without a scan, an unknown serial, an unknown phone and an empty target', async () => {
+    const sn = fresh();
+    await arrange(sn, 'never_paired');
+    const id = await phone();
+    const noScan = await on(id, 'POST', '/connect', { serialNumber: sn });
+    expect([noScan.status, noScan.body.detail]).toEqual([404, 'UNKNOWN_DEVICE']);
+    await on(id, 'POST', '/scan', {});
+    const unknown = await on(id, 'POST', '/connect', { serialNumber: '8820FFFF000000' });
+    expect([unknown.status, unknown.body.detail]).toEqual([404, 'UNKNOWN_DEVICE']);
+    expect((await on(id, 'POST', '/connect', {})).status).toBe(422);
+    expect((await on(id, 'POST', '/connect', { serialNumber: '999' })).status).toBe(422);
+    expect((await on(`ph_${'0'.repeat(32)}`, 'GET', '')).body.detail).toBe('PHONE_NOT_FOUND');
+    expect((await on('nope', 'GET', '')).status).toBe(422);
+    expect((await on(id, 'GET', '/recordings')).body.detail).toBe('NOT_CONNECTED');
+  });
+
+  it('refuses the export of a missing session and a format it cannot produce', async () => {
+    const sn = fresh();
+    await arrange(sn, 'never_paired');
+    await http('POST', `${sim.admin}/recorders/${sn}/recordings`, { json: { fixture: 'meeting.mp3' } });
+    const id = await connected(sn);
+    const missing = await on(id, 'GET', '/recordings/12345/audio');
+    expect([missing.status, missing.body.detail]).toEqual([404, 'RECORDING_NOT_FOUND']);
+    const [file] = (await on(id, 'GET', '/recordings')).body.files;
+    const wav = await on(id, 'GET', `/recordings/${file.sessionId}/audio?format=wav`);
+    expect([wav.status, wav.body.detail]).toEqual([406, 'FORMAT_UNAVAILABLE']);
+    expect((await on(id, 'GET', `/recordings/${file.sessionId}/audio?format=flac`)).status).toBe(422);
+    expect((await on(id, 'DELETE', '/recordings/12345')).body.detail).toBe('RECORDING_NOT_FOUND');
+  });
+});
+
+describe('recordings', () => {
+  it('exports a fixture byte for byte and generated silence in mp3, wav and pcm of its duration', async () => {
+    const sn = fresh();
+    await arrange(sn, 'never_paired');
+    await http('POST', `${sim.admin}/recorders/${sn}/recordings`, {
+      json: { fixture: 'hello.wav', scene: 1 },
+    });
+    await http('POST', `${sim.admin}/recorders/${sn}/recordings`, { json: { duration_s: 2.4 } });
+    const id = await connected(sn);
+    const { files } = (await on(id, 'GET', '/recordings')).body;
+    // Oldest first: the fixture (4.695 s) started before the generated one (2.4 s).
+    expect(files.map((f: { duration: number }) => f.duration)).toEqual([4.695, 2.4]);
+    const real = files.find((f: { duration: number }) => f.duration > 4)!;
+    const gen = files.find((f: { duration: number }) => f.duration === 2.4)!;
+    const res = await fetch(dev(`/phones/${id}/recordings/${real.sessionId}/audio?format=wav`));
+    const { readFile } = await import('node:fs/promises');
+    expect(Buffer.from(await res.arrayBuffer()).equals(await readFile('fixtures/audio/hello.wav'))).toBe(
+      true,
+    );
+    const pcm = await fetch(dev(`/phones/${id}/recordings/${real.sessionId}/audio?format=pcm`));
+    expect(pcm.headers.get('content-type')).toBe('application/octet-stream');
+    const mp3 = await fetch(dev(`/phones/${id}/recordings/${gen.sessionId}/audio`));
+    expect([mp3.status, mp3.headers.get('content-type'), (await mp3.arrayBuffer()).byteLength]).toEqual([
+      200,
+      'audio/mpeg',
+      gen.size,
+    ]);
+    const w = Buffer.from(
+      await (await fetch(dev(`/phones/${id}/recordings/${gen.sessionId}/audio?format=wav`))).arrayBuffer(),
+    );
+    expect([w.toString('ascii', 0, 4), w.length]).toEqual(['RIFF', 44 + 2.4 * 16000 * 2]);
+    expect((await on(id, 'DELETE', `/recordings/${gen.sessionId}`)).status).toBe(204);
+    expect((await on(id, 'GET', '/recordings')).body.files).toHaveLength(1);
+  });
+
+  it('delivers record presses on the device to the connected phone, and lists the new file', async () => {
+    const sn = fresh();
+    await arrange(sn, 'never_paired');
+    const id = await connected(sn);
+    const press = (json: unknown) => http('POST', `${sim.admin}/recorders/${sn}/record`, { json });
+    expect((await press({ action: 'start', scene: 1 })).body.recording).toMatchObject({ scene: 1 });
+    expect((await press({ action: 'start' })).body.detail).toBe('ALREADY_RECORDING');
+    const stopped = await press({ action: 'stop', duration_s: 30 });
+    expect(stopped.body.recordings).toHaveLength(1);
+    const names = (await events(id)).events.map((e: { name: string }) => e.name);
+    expect(names.slice(-2)).toEqual(['recordStart', 'recordStop']);
+    expect((await on(id, 'GET', '/recordings')).body.files[0]).toMatchObject({ duration: 30, scenes: 1 });
+    expect((await press({ action: 'stop' })).body.detail).toBe('NOT_RECORDING');
+  });
+
+  it('refuses to start a recording on low battery', async () => {
+    const sn = fresh();
+    await arrange(sn, 'battery_low');
+    const r = await http('POST', `${sim.admin}/recorders/${sn}/record`, { json: { action: 'start' } });
+    expect([r.status, r.body.detail]).toEqual([409, 'BATTERY_LOW']);
+  });
+});
+
+describe('timing follows the app clock', () => {
+  it('holds an Android lock refusal until the handshake timeout has passed on the clock', async () => {
+    const sn = fresh();
+    await arrange(sn, 'classic_lock');
+    const id = await phone({ platform: 'android' });
+    const scan = await on(id, 'POST', '/scan', { window_ms: 500 });
+    expect(scan.body.devices.map((d: { serialNumber: string }) => d.serialNumber)).toContain(sn);
+    await http('POST', `${sim.admin}/clock`, { json: { client_id: DEMO_US.client_id, advance_ms: 1000 } });
+    const c = await on(id, 'POST', '/connect', { serialNumber: sn });
+    expect(c.body).toMatchObject({ outcome: 'refused', reason: 'TOKEN_NOT_MARCH', settled: false });
+    const before = await events(id);
+    expect(before.events.map((e: { name: string }) => e.name)).not.toContain('connectFail');
+    expect(Date.parse(before.next_at) - Date.parse(before.now)).toBeGreaterThan(9000);
+    await http('POST', `${sim.admin}/clock`, { json: { client_id: DEMO_US.client_id, advance_ms: 10_001 } });
+    const after = await events(id, before.cursor);
+    expect(after.events.map((e: { name: string; data: unknown }) => [e.name, e.data])).toEqual([
+      ['connectState', { connected: false, failed: true, state: 2 }],
+      ['connectFail', { mac: c.body.uuid, reason: 'TOKEN_NOT_MARCH' }],
+    ]);
+    expect(after.next_at).toBeNull();
+  });
+
+  it('changes the radio id on depair, so the old uuid needs a rescan', async () => {
+    const sn = fresh();
+    await arrange(sn, 'never_paired');
+    const id = await connected(sn);
+    const old = (await on(id, 'GET', '')).body.connection.uuid;
+    const d = await on(id, 'POST', '/depair', {});
+    expect(d.body.uuid).not.toBe(old);
+    const again = await on(id, 'POST', '/connect', { uuid: old });
+    expect(again.body.detail).toBe('UNKNOWN_DEVICE');
+    await on(id, 'POST', '/scan', {});
+    expect((await on(id, 'POST', '/connect', { uuid: d.body.uuid })).body.outcome).toBe('paired');
+  });
+});

@@ -1,0 +1,343 @@
+import type { Clock } from '../core/clock.js';
+import { SimError } from '../core/errors.js';
+import type { Lifecycle } from '../core/lifecycle.js';
+import type { Random } from '../core/random.js';
+import type { components } from '../spec/device-types.js';
+import type { Collection, Store } from '../store/store.js';
+import type { Region } from './apps.js';
+import type { DeviceRegistry } from './devices.js';
+import {
+  type ConnectionRecord,
+  type ConnectionView,
+  connectionView,
+  delay,
+  dropPending,
+  handshakeEvents,
+  type PhoneRecord,
+  type PhoneView,
+  phoneView,
+  type RefusalReason,
+  requireConnected,
+  SCAN_MAX,
+  schedule,
+  uuidFor,
+} from './phoneModel.js';
+import { accountOfToken, handshakeTokenOf, nameOf, type RecorderRecord, randomMac } from './recorderModel.js';
+import type { RecorderRegistry } from './recorders.js';
+import type { TokenService } from './tokens.js';
+
+type Dev = components['schemas'];
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * The phones of the device protocol (device.openapi.yaml): SDK sessions of one app's user,
+ * each with what its scan saw, its connection and its queue of bridge events on the app's
+ * clock. The recorders they talk to are the shared RecorderRegistry.
+ */
+export class PhoneService implements Lifecycle {
+  private readonly phones: Collection<PhoneRecord>;
+
+  constructor(
+    store: Store,
+    private readonly random: Random,
+    private readonly clockOf: (clientId: string) => Clock,
+    private readonly tokens: TokenService,
+    private readonly recorders: RecorderRegistry,
+    private readonly devices: DeviceRegistry,
+  ) {
+    this.phones = store.collection<PhoneRecord>('phones');
+  }
+
+  /** initSDK: the token checked in `region` as the SDK's key fetch would be. */
+  async create(token: string, region: Region, opts: Dev['PhoneOptions']): Promise<PhoneView> {
+    const claims = this.tokens.verify(token, region, 'user');
+    const p: PhoneRecord = {
+      phone_id: `ph_${this.random.hex(16)}`,
+      client_id: claims.client_id,
+      sub: claims.sub,
+      handshake_token: handshakeTokenOf(claims.sub),
+      region,
+      platform: opts.platform ?? 'android',
+      timing: opts.timing ?? 'hardware',
+      honour_device_token: opts.honour_device_token ?? false,
+      seen: {},
+      scan_ends_at: null,
+      connection: null,
+      seq: 0,
+      events: [],
+    };
+    await this.phones.put(p.phone_id, p);
+    return phoneView(p, this.now(p));
+  }
+
+  async get(id: string): Promise<PhoneView> {
+    const p = await this.must(id);
+    return phoneView(p, this.now(p));
+  }
+
+  /** The recorder this phone is connected to (409 NOT_CONNECTED otherwise), for the recordings calls. */
+  async connectedRecorder(id: string): Promise<RecorderRecord> {
+    const p = await this.must(id);
+    const c = requireConnected(p, this.now(p));
+    const rec = await this.recorders.record(c.sn);
+    if (!rec) throw SimError.conflict('NOT_CONNECTED', `Recorder ${c.sn} is gone; connect again.`);
+    return rec;
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.disconnect(id);
+    await this.phones.delete(id);
+  }
+
+  async scan(id: string, windowMs: number | undefined): Promise<Dev['ScanAnswer']> {
+    const p0 = await this.must(id);
+    const now = this.now(p0);
+    const found = (await this.recorders.inRange())
+      .sort((a, b) => b.rssi - a.rssi || (a.sn < b.sn ? -1 : 1))
+      .slice(0, SCAN_MAX);
+    const devices = found.map((r) => ({
+      name: nameOf(r.type),
+      uuid: uuidFor(p0, r.mac),
+      serialNumber: r.sn,
+      rssi: r.rssi,
+      supportWiFi: false,
+    }));
+    const window = p0.timing === 'instant' ? 0 : (windowMs ?? 10000);
+    const endsAt = now + window;
+    const result = await this.phones.update(id, (cur) => {
+      if (!cur) throw phoneNotFound(id);
+      let p = dropPending(cur, 'scan', now);
+      const seen = { ...p.seen };
+      for (const r of found) seen[r.sn] = r.mac;
+      const items = devices.map((_d, i) => ({
+        at: Math.min(endsAt, now + (p.timing === 'instant' ? 0 : 200 + 150 * i)),
+        name: 'scanResult' as const,
+        data: { devices: devices.slice(0, i + 1) },
+        tag: 'scan' as const,
+      }));
+      const all: Parameters<typeof schedule>[1] = [
+        ...items,
+        { at: endsAt, name: 'scanTimeout', data: {}, tag: 'scan' },
+      ];
+      p = schedule({ ...p, seen, scan_ends_at: endsAt }, all);
+      return { next: p, result: { devices, ends_at: iso(endsAt) } };
+    });
+    return result;
+  }
+
+  async stopScan(id: string): Promise<void> {
+    await this.phones.update(id, (cur) => {
+      if (!cur) throw phoneNotFound(id);
+      const now = this.now(cur);
+      return { next: { ...dropPending(cur, 'scan', now), scan_ends_at: null }, result: undefined };
+    });
+  }
+
+  /** connectBleDevice / recoveryConnectBleDevice: outcome decided now, events on the clock. */
+  async connect(id: string, req: Dev['ConnectRequest']): Promise<ConnectionView> {
+    if (req.uuid === undefined && req.serialNumber === undefined)
+      throw SimError.invalidField(['body'], 'Name the recorder by uuid or serialNumber', 'missing');
+    const p = await this.must(id);
+    const sn = this.resolve(p, req);
+    if (p.connection) await this.disconnect(id);
+    const token = req.pinned_id
+      ? handshakeTokenOf(accountOfToken(req.pinned_id))
+      : p.honour_device_token && req.deviceToken
+        ? req.deviceToken
+        : p.handshake_token;
+    const busyWith = await this.recorderBusy(sn, id);
+    const reached = await this.recorders.change<{ rec: RecorderRecord; reason: RefusalReason | null }>(
+      sn,
+      (rec) => {
+        if (rec.mac !== p.seen[sn]) throw unknownDevice(sn, true);
+        const reason: RefusalReason | null =
+          !rec.in_range || busyWith
+            ? 'BLE_CONNECT_FAILED'
+            : rec.recording
+              ? 'RECORDING_NOW'
+              : rec.paired_to && handshakeTokenOf(rec.paired_to) !== token
+                ? 'TOKEN_NOT_MARCH'
+                : null;
+        if (reason) return { result: { rec, reason } };
+        // An unpaired recorder takes the token it is offered (as a phone's first pairing).
+        const paired_to = rec.paired_to ?? accountOfToken(token);
+        return { next: { ...rec, paired_to, connected_phone: id }, result: { rec, reason } };
+      },
+    );
+    // The SDK signs the serial during the handshake (sn-sign), so the cloud knows it from now on.
+    if (reached.reason !== 'BLE_CONNECT_FAILED')
+      await this.devices.sign({ sn, type: reached.rec.type }, 'body');
+    return this.phones.update(id, (cur) => {
+      if (!cur) throw phoneNotFound(id);
+      const now = this.now(cur);
+      const base = {
+        sn,
+        uuid: uuidFor(cur, reached.rec.mac),
+        outcome: reached.reason ? ('refused' as const) : ('paired' as const),
+        reason: reached.reason,
+      };
+      const evs = handshakeEvents(cur, base);
+      const c: ConnectionRecord = {
+        ...base,
+        handshake_token: token,
+        pinned: req.pinned_id !== undefined,
+        clear: req.clear ?? false,
+        started_at: now,
+        settles_at: now + Math.max(0, ...evs.map((e) => e.after)),
+      };
+      const next = schedule(
+        { ...cur, connection: c },
+        evs.map((e) => ({ at: now + e.after, name: e.name, data: e.data, tag: 'conn' as const })),
+      );
+      return { next, result: connectionView(c, now) };
+    });
+  }
+
+  /** Ends the connection (if any): pending handshake events dropped, `connectState` 0 now. */
+  async disconnect(id: string): Promise<PhoneView> {
+    const { view, sn } = await this.phones.update(id, (cur) => {
+      if (!cur) throw phoneNotFound(id);
+      const now = this.now(cur);
+      if (!cur.connection) return { result: { view: phoneView(cur, now), sn: undefined } };
+      const wasUp = cur.connection.outcome === 'paired';
+      let next: PhoneRecord = { ...dropPending(cur, 'conn', now), connection: null };
+      if (wasUp)
+        next = schedule(next, [
+          { at: now, name: 'connectState', data: { connected: false, failed: false, state: 0 } },
+        ]);
+      return { next, result: { view: phoneView(next, now), sn: wasUp ? cur.connection.sn : undefined } };
+    });
+    if (sn) await this.releaseRecorder(sn, id);
+    return view;
+  }
+
+  /** depair: the recorder forgets its token and takes a new MAC; the phone must scan again. */
+  async depair(id: string, clear = true): Promise<Dev['DepairAnswer']> {
+    const p = await this.must(id);
+    const c = requireConnected(p, this.now(p));
+    const { mac, deleted } = await this.recorders.change(c.sn, (rec) => {
+      const wipe = clear && rec.clear_deletes_recordings;
+      const mac = randomMac(this.random);
+      const next = {
+        ...rec,
+        paired_to: null,
+        mac,
+        connected_phone: null,
+        recordings: wipe ? [] : rec.recordings,
+      };
+      return { next, result: { mac, deleted: wipe ? rec.recordings.length : 0 } };
+    });
+    await this.phones.update(id, (cur) => {
+      if (!cur) throw phoneNotFound(id);
+      const now = this.now(cur);
+      const { [c.sn]: _gone, ...seen } = cur.seen;
+      const next = schedule({ ...dropPending(cur, 'conn', now), connection: null, seen }, [
+        { at: now + delay(cur, 'depair'), name: 'depair', data: { status: 0 } },
+        {
+          at: now + delay(cur, 'depairDrop'),
+          name: 'connectState',
+          data: { connected: false, failed: false, state: 0 },
+        },
+      ]);
+      return { next, result: undefined };
+    });
+    return { status: 0, sn: c.sn, uuid: uuidFor(p, mac), recordings_deleted: deleted };
+  }
+
+  async poll(id: string, after: number, limit: number): Promise<Dev['EventPage']> {
+    const p = await this.must(id);
+    const now = this.now(p);
+    const out: Dev['Event'][] = [];
+    let next_at: string | null = null;
+    for (const e of p.events) {
+      if (e.seq <= after) continue;
+      if (e.at > now || out.length >= limit) {
+        next_at = e.at > now ? iso(e.at) : iso(now);
+        break;
+      }
+      out.push({ seq: e.seq, at: iso(e.at), name: e.name, data: e.data });
+    }
+    return { events: out, cursor: out.length ? out[out.length - 1]!.seq : after, next_at, now: iso(now) };
+  }
+
+  /** Deliver a recorder's own event (record pressed) to the phone connected to it. */
+  async deliver(
+    phoneId: string | null,
+    sn: string,
+    name: 'recordStart' | 'recordStop',
+    data: Record<string, unknown>,
+  ): Promise<void> {
+    if (!phoneId) return;
+    await this.phones.update(phoneId, (cur) => {
+      if (!cur || cur.connection?.sn !== sn || cur.connection.outcome !== 'paired')
+        return { result: undefined };
+      const now = this.now(cur);
+      return { next: schedule(cur, [{ at: now, name, data, tag: 'conn' }]), result: undefined };
+    });
+  }
+
+  /** A recorder changed under its phone (arranged, forgotten): that phone is disconnected. */
+  async detach(rec: Pick<RecorderRecord, 'connected_phone'> | undefined): Promise<void> {
+    if (rec?.connected_phone && (await this.phones.get(rec.connected_phone)))
+      await this.disconnect(rec.connected_phone);
+  }
+
+  async resetApp(clientId: string): Promise<void> {
+    await this.phones.deleteBy('client_id', clientId);
+  }
+
+  private now(p: Pick<PhoneRecord, 'client_id'>): number {
+    return this.clockOf(p.client_id).now();
+  }
+
+  private async must(id: string): Promise<PhoneRecord> {
+    const p = await this.phones.get(id);
+    if (!p) throw phoneNotFound(id);
+    return p;
+  }
+
+  /** The serial a connect names, as this phone's scan saw it. */
+  private resolve(p: PhoneRecord, req: Dev['ConnectRequest']): string {
+    if (req.uuid !== undefined) {
+      const hit = Object.entries(p.seen).find(
+        ([, mac]) => uuidFor(p, mac).toUpperCase() === req.uuid!.toUpperCase(),
+      );
+      if (!hit) throw unknownDevice(req.uuid, false);
+      return hit[0];
+    }
+    const sn = req.serialNumber!.toUpperCase();
+    if (!p.seen[sn]) throw unknownDevice(sn, false);
+    return sn;
+  }
+
+  /** Another live phone holds a paired connection to `sn`. */
+  private async recorderBusy(sn: string, me: string): Promise<boolean> {
+    const rec = await this.recorders.record(sn);
+    if (!rec?.connected_phone || rec.connected_phone === me) return false;
+    const other = await this.phones.get(rec.connected_phone);
+    return other?.connection?.sn === sn && other.connection.outcome === 'paired';
+  }
+
+  private async releaseRecorder(sn: string, phoneId: string): Promise<void> {
+    await this.recorders
+      .change(sn, (rec) =>
+        rec.connected_phone === phoneId
+          ? { next: { ...rec, connected_phone: null }, result: 0 }
+          : { result: 0 },
+      )
+      .catch((e: unknown) => {
+        if (!(e instanceof SimError && e.status === 404)) throw e;
+      });
+  }
+}
+
+export const phoneNotFound = (id: string): SimError =>
+  SimError.notFound('PHONE_NOT_FOUND', `No phone ${id}; create one with POST /phones.`);
+
+const unknownDevice = (what: string, moved: boolean): SimError =>
+  SimError.notFound(
+    'UNKNOWN_DEVICE',
+    moved
+      ? `Recorder ${what} has changed its radio id since this phone's scan (after a depair); scan again.`
+      : `No recorder ${what} was seen by this phone's scan; scan first, then connect by uuid or serialNumber.`,
+  );

@@ -1,0 +1,72 @@
+import { createPrivateKey, createPublicKey, privateDecrypt, publicEncrypt } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, DEMO_JP, DEMO_US, http, userToken } from '../testing/http.js';
+import { startTestServer, type TestServer } from '../testing/testServer.js';
+
+// The SDK's cloud calls as the SDK makes them: sn-sign → {signature}, sn-verify tells a good
+// signature from a tampered one, gen-key answers a working RSA pair; user token, both regions.
+
+let sim: TestServer;
+let us: string;
+let jp: string;
+beforeAll(async () => {
+  sim = await startTestServer();
+  us = (await userToken(sim.api, DEMO_US, 'sdk-keys-user')).user;
+  jp = (await userToken(sim.apiJp, DEMO_JP, 'sdk-keys-user')).user;
+});
+afterAll(() => sim.stop());
+
+const post = (api: string, token: string, op: string, json?: unknown) =>
+  http('POST', `${api}/open/partner/sdk/${op}`, { headers: bearer(token), ...(json ? { json } : {}) });
+
+describe('sn-sign and sn-verify', () => {
+  it.each([
+    ['us', () => [sim.api, us] as const],
+    ['jp', () => [sim.apiJp, jp] as const],
+  ])('signs a serial and verifies it, refusing a tampered signature (%s)', async (_r, where) => {
+    const [api, token] = where();
+    const d = { type: 'notepro', sn: '8810KEYS00000001' };
+    const signed = await post(api, token, 'sn-sign', d);
+    expect(signed.status).toBe(200);
+    expect(signed.body).toMatchObject({ is_bind: null, bind_history: [] });
+    expect((await post(api, token, 'sn-sign', d)).body.signature).toBe(signed.body.signature);
+    const sig: string = signed.body.signature;
+    expect((await post(api, token, 'sn-verify', { ...d, signature: sig })).body).toEqual({ is_valid: true });
+    const tampered = (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1);
+    expect((await post(api, token, 'sn-verify', { ...d, signature: tampered })).body).toEqual({
+      is_valid: false,
+    });
+    expect(
+      (await post(api, token, 'sn-verify', { ...d, sn: '8810KEYS00000002', signature: sig })).body,
+    ).toEqual({
+      is_valid: false,
+    });
+    expect((await post(api, token, 'sn-verify', { ...d, type: 'notepins', signature: sig })).status).toBe(
+      422,
+    );
+  });
+
+  it('refuses another region token and a missing token', async () => {
+    const d = { type: 'notepro', sn: '8810KEYS00000001', signature: 'x' };
+    const r = await post(sim.apiJp, us, 'sn-verify', d);
+    expect([r.status, r.body.detail]).toEqual([401, 'CLIENT_USER_NOT_FOUND']);
+    expect((await http('POST', `${sim.api}/open/partner/sdk/sn-verify`, { json: d })).status).toBe(401);
+  });
+});
+
+describe('gen-key', () => {
+  it('answers a working RSA key pair in PEM, fresh per call', async () => {
+    const a = await post(sim.api, us, 'gen-key');
+    expect(a.status).toBe(200);
+    const pub = createPublicKey(a.body.publicKey);
+    const priv = createPrivateKey(a.body.privateKey);
+    expect([pub.asymmetricKeyType, pub.asymmetricKeyDetails?.modulusLength]).toEqual(['rsa', 2048]);
+    expect(privateDecrypt(priv, publicEncrypt(pub, Buffer.from('hello'))).toString()).toBe('hello');
+    expect((await post(sim.api, us, 'gen-key')).body.publicKey).not.toBe(a.body.publicKey);
+  });
+
+  it('answers a US token on the JP base URL 401 CLIENT_USER_NOT_FOUND (the Android default)', async () => {
+    const r = await post(sim.apiJp, us, 'gen-key');
+    expect([r.status, r.body.detail]).toEqual([401, 'CLIENT_USER_NOT_FOUND']);
+  });
+});
