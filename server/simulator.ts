@@ -9,6 +9,7 @@ import { Random } from './core/random.js';
 import { Instance } from './domain/instance.js';
 import { answerClientError } from './http/clientError.js';
 import { guardedServer } from './http/connectionGuard.js';
+import type { HttpsListener } from './net/httpsListener.js';
 import { createServices, type Services, seedAll } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 import { validatorsFor } from './spec/validators.js';
@@ -122,29 +123,32 @@ export interface RunningSimulator extends Simulator {
 
 /** Create and listen. Port 0 picks a free port; `url` tells which. */
 export async function serveSimulator(config: Config): Promise<RunningSimulator> {
-  const sim = await createSimulator(config);
+  // The port is reserved before anything touches the data folder (store, LOCK, --https's CA):
+  // a start that fails on a busy port leaves no ./data behind. Requests that arrive while the
+  // simulator boots wait for it (the socket was accepted; nothing is answered half-built).
+  let listener: RequestListener | undefined;
+  let booted: (l: RequestListener | undefined) => void = () => {};
+  const booting = new Promise<RequestListener | undefined>((resolve) => {
+    booted = resolve;
+  });
+  let logger: Simulator['services']['deps']['logger'] | undefined;
   let warned = 0;
-  const guarded = (listener: RequestListener) =>
-    guardedServer(listener, config, (open) => {
+  const server = guardedServer(
+    (req, res) => {
+      if (listener) return listener(req, res);
+      void booting.then((l) => (l ? l(req, res) : res.destroy()));
+    },
+    config,
+    (open) => {
       // Once a minute at most: a flood must not flood the log too.
       if (Date.now() - warned < 60_000) return;
       warned = Date.now();
-      sim.services.deps.logger.warn(
+      logger?.warn(
         { open, max: config.maxConnections },
         'connection cap reached, every connection busy: refusing new ones with 503 (--max-connections)',
       );
-    });
-  // --https: one port for plain HTTP, TLS and the proxy (loaded only then: node-forge and all),
-  // on the same guarded server, so its caps and timeouts hold for decrypted connections too.
-  const secure = config.https
-    ? await (await import('./net/httpsListener.js')).httpsListener(
-        sim.app,
-        config,
-        sim.services.deps.logger,
-        guarded,
-      )
-    : undefined;
-  const server = secure?.server ?? guarded(sim.app);
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
@@ -152,6 +156,28 @@ export async function serveSimulator(config: Config): Promise<RunningSimulator> 
       resolve();
     });
   });
+  let sim: Simulator;
+  let secure: HttpsListener | undefined;
+  try {
+    sim = await createSimulator(config);
+    logger = sim.services.deps.logger;
+    // --https: one port for plain HTTP, TLS and the proxy (loaded only then: node-forge and
+    // all), on the same guarded server, so its caps and timeouts hold for decrypted
+    // connections too. Its "server" is the one already listening; only its listener is new.
+    secure = config.https
+      ? await (await import('./net/httpsListener.js')).httpsListener(sim.app, config, logger, (l) => {
+          listener = l;
+          return server;
+        })
+      : undefined;
+  } catch (err) {
+    booted(undefined);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw err;
+  }
+  listener ??= sim.app;
+  booted(listener);
   server.on('clientError', answerClientError);
   // Warm the validators once listening: the first request then pays nothing extra, and
   // start-up itself stays free of work that can wait.

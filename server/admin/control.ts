@@ -1,4 +1,27 @@
 import type { Handlers } from '../http/types.js';
+import type { JournalQuery } from '../store/store.js';
+
+/** The journal filters the list and count calls share (admin.openapi.yaml parameters). */
+function journalQuery(query: {
+  operation?: string | undefined;
+  status?: number | undefined;
+  since?: string | undefined;
+  client_id?: string | undefined;
+  unverified?: boolean | undefined;
+  method?: string | undefined;
+  path?: string | undefined;
+}): JournalQuery {
+  return {
+    operation: query.operation,
+    status: query.status,
+    sinceMs: query.since === undefined ? undefined : Date.parse(query.since),
+    clientId: query.client_id,
+    unverified: query.unverified,
+    method: query.method,
+    path: query.path,
+  };
+}
+
 import { decodeCursor, encodeCursor, limitOf, nextLink } from './paging.js';
 
 /** The number in a journal id (`req_000042`): every journal numbers its entries so. */
@@ -36,11 +59,7 @@ export const controlHandlers = {
     const limit = limitOf(query.limit);
     // One entry more than shown tells whether an older page follows.
     const entries = await services.journal.list({
-      operation: query.operation,
-      status: query.status,
-      sinceMs: query.since === undefined ? undefined : Date.parse(query.since),
-      clientId: query.client_id,
-      unverified: query.unverified,
+      ...journalQuery(query),
       limit: limit + 1,
       beforeSeq: at?.before,
     });
@@ -48,6 +67,11 @@ export const controlHandlers = {
     const next = entries.length > limit ? encodeCursor({ before: seqOf(shown.at(-1)!.id) }) : undefined;
     return { status: 200, body: shown, headers: nextLink(ctx, next) };
   },
+
+  countRequests: async ({ query, services }) => ({
+    status: 200,
+    body: await services.journal.count(journalQuery(query)),
+  }),
 
   clearRequests: async ({ query, services }) => {
     await services.journal.clear(query.client_id);

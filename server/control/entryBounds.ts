@@ -110,6 +110,25 @@ export function summarizeBody(
   return undefined;
 }
 
+/** A text answer (S3 XML, a fault's string body) is kept up to this many characters. */
+const MAX_ANSWER_CHARS = 1024;
+
+/**
+ * The excerpt of a non-2xx answer the journal keeps (`response_excerpt`), at most
+ * MAX_BODY_SUMMARY_BYTES: a JSON body summarised and redacted as request bodies are (secret
+ * names, JWTs, signatures), a text body (S3 XML) scrubbed and cut. Taken when the request is
+ * recorded, so the answer is let go.
+ */
+export function summarizeAnswer(answer: unknown): unknown {
+  if (answer === undefined) return undefined;
+  if (typeof answer === 'string' || Buffer.isBuffer(answer)) {
+    const text = cut(scrub(String(answer)), MAX_ANSWER_CHARS);
+    return jsonBytes(text) <= MAX_BODY_SUMMARY_BYTES ? text : cut(text, 128);
+  }
+  const out = summarizeValue(answer, 0, { left: MAX_BODY_SUMMARY_BYTES - MARKER_RESERVE });
+  return jsonBytes(out) <= MAX_BODY_SUMMARY_BYTES ? out : { truncated: true };
+}
+
 /**
  * The request headers the recorder may keep until the entry is built: the request's own
  * object when it is small (almost always: no copy), else a copy of at most MAX_HEADERS
@@ -150,6 +169,7 @@ interface BoundableEntry {
   headers: Record<string, string>;
   client_id: string | null;
   body_summary?: unknown;
+  response_excerpt?: unknown;
   warnings?: string[];
   error?: string;
 }
@@ -169,6 +189,7 @@ export function boundEntry<T extends BoundableEntry>(e: T): T {
   if (jsonBytes(e) <= MAX_ENTRY_BYTES) return e;
   e.headers = { '…': `${Object.keys(e.headers).length} headers, over the entry's size bound` };
   if (e.body_summary !== undefined) e.body_summary = { truncated: true };
+  if (e.response_excerpt !== undefined) e.response_excerpt = { truncated: true };
   if (e.warnings) e.warnings = [`${e.warnings.length} warnings, over the entry's size bound`];
   if (jsonBytes(e) > MAX_ENTRY_BYTES) e.path = cut(e.path, 128);
   return e;

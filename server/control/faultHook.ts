@@ -115,6 +115,7 @@ function answer(res: Response, effect: FaultEffect, storage: boolean): void {
     headers['Retry-After'] = '1';
   }
   if (effect.body !== undefined) {
+    if (status >= 300) simLocals(res).answer = effect.body;
     res.status(status).set(headers);
     if (typeof effect.body === 'string') res.send(effect.body);
     else res.json(effect.body);

@@ -117,6 +117,54 @@ describe('request journal', () => {
   });
 });
 
+describe('response excerpts', () => {
+  it('keeps a bounded, redacted excerpt of non-2xx answers, none of 2xx ones', async () => {
+    const s = await start({ chunkSize: 1024 });
+    const p = await exchange(s);
+    expect(p.status).toBe(200);
+    await exchange(s, { ...DEMO_US, secret_key: 'wrong' });
+    const up = await startUpload(s.api, (await userToken(s.api, DEMO_US)).user, 10);
+    // A tampered signature: the storage host's S3 XML error.
+    await http('PUT', up.Parts[0]!.PresignedUrl.replace(/X-Amz-Signature=[0-9a-f]+/, 'X-Amz-Signature=00'), {
+      raw: Buffer.alloc(10),
+    });
+    // A fault whose body is large and carries a token and a secret-named field.
+    const token = p.body.access_token as string;
+    await http('POST', `${s.admin}/faults`, {
+      json: {
+        operation: 'createUserToken',
+        status: 502,
+        times: 1,
+        body: {
+          detail: 'UPSTREAM',
+          echo: `Bearer ${token}`,
+          secret_key: 'sk-live',
+          filler: 'x'.repeat(100_000),
+        },
+      },
+    });
+    await http('POST', `${s.api}/open/partner/users/access-token`, {
+      headers: bearer(token),
+      json: { user_id: 'user-000001' },
+    });
+    const all = await journal(s, '?limit=50');
+    const byOp = (op: string, status: number) => all.find((e) => e.operation === op && e.status === status);
+    expect(byOp('getPartnerToken', 200).response_excerpt).toBeUndefined();
+    expect(byOp('getPartnerToken', 401).response_excerpt).toMatchObject({ detail: 'CLIENT_NOT_FOUND' });
+    const xml = byOp('uploadPart', 403).response_excerpt as string;
+    expect(xml).toMatch(/^<\?xml[\s\S]*<Code>SignatureDoesNotMatch<\/Code>/);
+    const fault = byOp('createUserToken', 502);
+    expect(fault.response_excerpt).toMatchObject({ detail: 'UPSTREAM', secret_key: REDACTED });
+    const text = JSON.stringify(fault.response_excerpt);
+    expect(text).not.toContain(token);
+    expect(text).not.toContain('sk-live');
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2048);
+    // Counted by status too.
+    const n = await http('GET', `${s.admin}/requests/count?status=502`);
+    expect(n.body).toEqual({ count: 1, complete: true });
+  });
+});
+
 describe('redaction', () => {
   it('never keeps a token, secret, API key or signature in the journal', async () => {
     const s = await start({ chunkSize: 1024, transcriptionDelay: 0 });
@@ -245,6 +293,84 @@ describe('redact helpers', () => {
       content_type: 'audio/mpeg',
     });
     expect(summarizeBody(undefined, {})).toBeUndefined();
+  });
+});
+
+describe('counting requests (verify)', () => {
+  it('counts requests by method, path, app, status and since, for CI assertions', async () => {
+    const s = await start();
+    const key = (app: typeof DEMO_US) => ({ 'x-client-id': app.client_id, 'x-client-api-key': app.api_key });
+    const submit = `${s.api}/open/partner/ai/transcriptions/`;
+    const count = async (q: string) => {
+      const r = await http('GET', `${s.admin}/requests/count?${q}`);
+      expect(r.status, r.text).toBe(200);
+      return r.body as { count: number; complete: boolean };
+    };
+    await http('POST', submit, { headers: key(DEMO_US), json: {} });
+    await http('POST', submit, { headers: key(OTHER_US), json: {} });
+    const mark = (await http('GET', `${s.admin}/clock`)).body.now as string;
+    await http('POST', `${s.admin}/clock`, { json: { advance_ms: 1000 } });
+    await http('POST', submit, { headers: key(DEMO_US), json: {} });
+    await http('GET', `${s.api}/open/partner/ai/transcriptions/task_exec_00?x=1`, { headers: key(DEMO_US) });
+    const path = encodeURIComponent('/developer/api/open/partner/ai/transcriptions/');
+    expect(await count(`method=POST&path=${path}`)).toEqual({ count: 3, complete: true });
+    expect((await count(`method=POST&path=${path}&client_id=${DEMO_US.client_id}`)).count).toBe(2);
+    expect((await count(`method=POST&path=${path}&status=422`)).count).toBe(3);
+    expect((await count(`method=POST&path=${path}&status=200`)).count).toBe(0);
+    const since = encodeURIComponent(new Date(Date.parse(mark) + 1).toISOString());
+    expect((await count(`path=${path}&since=${since}`)).count).toBe(1);
+    // A trailing * matches a path prefix; the query string is never part of the path.
+    expect((await count(`method=GET&path=${path}*`)).count).toBe(1);
+    expect((await count(`method=GET&path=${path}task_exec_00`)).count).toBe(1);
+    expect((await count('operation=createTranscription')).count).toBe(3);
+    const bad = await http('GET', `${s.admin}/requests/count?method=post`);
+    expect(bad.status).toBe(422);
+    // The same filters narrow the listing.
+    expect(await journal(s, `?method=GET&path=${path}*`)).toHaveLength(1);
+  });
+
+  it('says when a full ring may have dropped matches (complete: false)', async () => {
+    const s = await start({ journalSize: 3 });
+    for (let i = 0; i < 5; i++) await http('GET', `${s.api}/no/such/path`);
+    const r = await http('GET', `${s.admin}/requests/count?method=GET`);
+    expect(r.body).toEqual({ count: 3, complete: false });
+    // Since a time the ring's oldest kept entry predates, nothing matching was dropped.
+    await http('POST', `${s.admin}/clock`, { json: { advance_ms: 1000 } });
+    const later = (await http('GET', `${s.admin}/clock`)).body.now as string;
+    await http('GET', `${s.api}/no/such/path`);
+    const since = await http('GET', `${s.admin}/requests/count?since=${encodeURIComponent(later)}`);
+    expect(since.body).toEqual({ count: 1, complete: true });
+  });
+});
+
+describe('per-app journal listing', () => {
+  it('never returns more than --journal-size entries, own requests and claims together', async () => {
+    const s = await start({ journalSize: 10 });
+    const { user } = await userToken(s.api, DEMO_US);
+    const key = { 'x-client-id': DEMO_US.client_id, 'x-client-api-key': DEMO_US.api_key };
+    // Verified requests fill the app's ring; requests that only name it (an unknown path with
+    // its key, not authenticated) fill its unverified ring: 24 kept in all.
+    for (let i = 0; i < 12; i++)
+      await http('GET', `${s.api}/open/partner/sdk/binding?sn=888812345678`, { headers: bearer(user) });
+    for (let i = 0; i < 12; i++) await http('GET', `${s.api}/open/partner/nope`, { headers: key });
+    const listed = await journal(s, `?client_id=${DEMO_US.client_id}&limit=1000`);
+    expect(listed).toHaveLength(10);
+    // The newest ten: the claims came last.
+    expect(listed.every((e) => e.unverified === true)).toBe(true);
+    // Claims evict nothing: the app's own ten are all still there.
+    const own = await journal(s, `?client_id=${DEMO_US.client_id}&unverified=false&limit=1000`);
+    expect(own).toHaveLength(10);
+    expect(own.every((e) => e.operation === 'getDeviceBinding')).toBe(true);
+    expect(await journal(s, `?client_id=${DEMO_US.client_id}&limit=4`)).toHaveLength(4);
+    // Following the pages never goes past the size either.
+    let url: string | undefined = `${s.admin}/requests?client_id=${DEMO_US.client_id}&limit=4`;
+    let paged = 0;
+    while (url) {
+      const r: Awaited<ReturnType<typeof http>> = await http('GET', url);
+      paged += (r.body as unknown[]).length;
+      url = /<([^>]+)>;\s*rel="next"/.exec(r.headers.get('link') ?? '')?.[1];
+    }
+    expect(paged).toBe(10);
   });
 });
 

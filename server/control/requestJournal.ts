@@ -5,7 +5,7 @@ import { claimedClientId } from '../http/claimedClientId.js';
 import { type SimLocals, type Surface, simLocals } from '../http/types.js';
 import type { Services } from '../services.js';
 import { type DeferredEntry, type JournalEntry, unverifiedRing } from '../store/store.js';
-import { boundEntry, retainedHeaders, retainedUrl, summarizeBody } from './entryBounds.js';
+import { boundEntry, retainedHeaders, retainedUrl, summarizeAnswer, summarizeBody } from './entryBounds.js';
 import { requestOwner } from './owner.js';
 import { redactHeaders, scrub } from './redact.js';
 import { TrafficSummary } from './trafficSummary.js';
@@ -38,7 +38,7 @@ class Recording implements DeferredEntry {
   operation: string | null = null;
   status = 0;
   client_id: string | null = null;
-  private method = '';
+  method = '';
   private originalUrl = '';
   private headers: Request['headers'] = {};
   private latencyMs = 0;
@@ -48,6 +48,7 @@ class Recording implements DeferredEntry {
   private region: SimLocals['region'] | undefined;
   private faultId: string | null = null;
   private warnings: string[] | undefined;
+  private answer: unknown;
 
   constructor(
     private readonly ctx: RecorderContext,
@@ -97,6 +98,8 @@ class Recording implements DeferredEntry {
     this.region = sim.region;
     this.faultId = sim.fault?.id ?? null;
     this.warnings = sim.warnings;
+    // Why a request failed, in the journal: a bounded, redacted excerpt of non-2xx answers.
+    if (status >= 300 && sim.answer !== undefined) this.answer = summarizeAnswer(sim.answer);
     // Kept in the journal from here on: nothing may hold the request or the response alive.
     this.req = this.res = undefined;
     const { logger, lineLevel } = this.ctx;
@@ -113,6 +116,10 @@ class Recording implements DeferredEntry {
     return id.then((i) => {
       if (logger.isLevelEnabled(lineLevel)) this.line(i);
     });
+  }
+
+  get rawPath(): string {
+    return this.originalUrl;
   }
 
   private line(id: string): void {
@@ -140,6 +147,7 @@ class Recording implements DeferredEntry {
       ...(this.warnings ? { warnings: this.warnings } : {}),
     };
     if (this.body !== undefined) entry.body_summary = this.body;
+    if (this.answer !== undefined) entry.response_excerpt = this.answer;
     return boundEntry(entry);
   }
 }

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
+import { JP_API, US_API } from '../http/apiPrefixes.js';
 import type { components } from '../spec/admin-types.js';
 import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { MirroredCollection, Store } from '../store/store.js';
@@ -20,6 +21,9 @@ export type NewApp = Partial<PartnerApp>;
 
 /** What an unknown client id's key is compared with (never equal: no app has an empty key). */
 const NO_KEY = '';
+
+/** The partner API base path of each region. */
+const REGION_API: Record<Region, string> = { us: US_API, jp: JP_API };
 
 /** Compare secrets in constant time so a timing probe cannot guess them. */
 export function sameSecret(a: string, b: string): boolean {
@@ -87,31 +91,50 @@ export class AppRegistry {
     return this.apps.delete(clientId);
   }
 
-  /** Basic credentials → the app, or 401 CLIENT_NOT_FOUND (also for another region's app). */
+  /**
+   * Basic credentials → the app, or 401 CLIENT_NOT_FOUND: one answer for an unknown id and a
+   * wrong secret. The right secret of an app of the other region also answers 401 (as live),
+   * but, the caller having proved the credential, says where the app lives.
+   */
   authenticateSecret(clientId: string, secret: string, region: Region): PartnerApp {
     const app = this.apps.peek(clientId);
-    if (!app || app.region !== region || !sameSecret(app.secret_key, secret)) {
+    const keyOk = sameSecret(app ? app.secret_key : NO_KEY, secret);
+    if (!app || !keyOk) {
       throw SimError.unauthorized(
         'CLIENT_NOT_FOUND',
         'Unknown client id or wrong secret key for this region',
       );
     }
+    if (app.region !== region) throw otherRegion(app.region, 'secret key', 'CLIENT_NOT_FOUND');
     return app;
   }
 
   /**
    * X-Client-Id / X-Client-Api-Key → the app, or 401 CLIENT_NOT_FOUND. One answer (code,
-   * message, and a key comparison either way) for an unknown id, another region's app and a
-   * wrong key, as for Basic credentials: the check must not tell which client ids exist.
+   * message, and a key comparison either way) for an unknown id and a wrong key, as for Basic
+   * credentials: the check must not tell which client ids exist. Only the right key of an app
+   * of the other region hears where the app lives.
    */
   authenticateApiKey(clientId: string, apiKey: string, region: Region): PartnerApp {
     const app = this.apps.peek(clientId);
-    const known = app !== undefined && app.region === region;
     // Compared even for an unknown id, so the time taken does not tell either.
-    const keyOk = sameSecret(known ? app.api_key : NO_KEY, apiKey);
-    if (!known || !keyOk) {
+    const keyOk = sameSecret(app ? app.api_key : NO_KEY, apiKey);
+    if (!app || !keyOk) {
       throw SimError.unauthorized('CLIENT_NOT_FOUND', 'Unknown client id or wrong API key for this region');
     }
+    if (app.region !== region) throw otherRegion(app.region, 'API key', 'CLIENT_NOT_FOUND');
     return app;
   }
+}
+
+/**
+ * The 401 a proven credential of the other region gets: the live status and code, and a message
+ * naming the region the app exists in and its base path.
+ */
+export function otherRegion(appRegion: Region, credential: string, code: string): SimError {
+  return SimError.unauthorized(
+    code,
+    `This ${credential} is valid, but its app exists in the ${appRegion.toUpperCase()} region: ` +
+      `send it to ${REGION_API[appRegion]} (this request went to the ${appRegion === 'us' ? 'JP' : 'US'} API)`,
+  );
 }

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { BoundedMap } from '../core/boundedMap.js';
-import { type ClockOf, epochSeconds } from '../core/clock.js';
+import { type ClockOf, epochSeconds, toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import { type Random, stableUuid } from '../core/random.js';
 import { PagedSweep } from '../store/pagedSweep.js';
 import type { Collection, Store } from '../store/store.js';
-import type { AppRegistry, PartnerApp, Region } from './apps.js';
+import { type AppRegistry, otherRegion, type PartnerApp, type Region } from './apps.js';
 import { type JwtClaims, signJwt, verifyJwt } from './jwt.js';
 
 export type TokenUse = 'partner' | 'user';
@@ -157,14 +157,11 @@ export class TokenService {
       claims = raw;
       this.cache.set(token, claims);
     }
-    if (claims.exp * 1000 <= this.clockOf(claims.client_id).now())
-      throw SimError.unauthorized('TOKEN_EXPIRED', 'Token has expired');
-    if (claims.region !== region) {
-      throw SimError.unauthorized(
-        'CLIENT_USER_NOT_FOUND',
-        `Token was not issued by the ${region.toUpperCase()} region`,
-      );
-    }
+    const now = this.clockOf(claims.client_id).now();
+    if (claims.exp * 1000 <= now) throw expired(claims, now);
+    // The signature proved the token: saying where its app lives tells nothing to a prober.
+    if (claims.region !== region)
+      throw otherRegion(claims.region, `${claims.token_use} token`, 'CLIENT_USER_NOT_FOUND');
     // Minted for this app as it is now: not for a deleted app, nor for an earlier app that
     // had the same client_id (an app created before incarnations existed has none).
     const app = this.apps.get(claims.client_id);
@@ -207,6 +204,19 @@ export class TokenService {
   resetAll(): void {
     this.cache.clear();
   }
+}
+
+/**
+ * TOKEN_EXPIRED with what a developer needs to act: which token, when it expired on the app's
+ * clock (which the control API may have moved), and where a new one comes from.
+ */
+function expired(claims: TokenClaims, now: number): SimError {
+  const at = `expired at ${toIso(claims.exp * 1000)} on the app's clock (now ${toIso(now)})`;
+  const how =
+    claims.token_use === 'partner'
+      ? 'get a new one from POST /oauth/partner/access-token (Basic client_id:secret_key) or exchange the refresh token at POST /oauth/partner/access-token/refresh'
+      : 'mint a new one with POST /open/partner/users/access-token (partner token)';
+  return SimError.unauthorized('TOKEN_EXPIRED', `The ${claims.token_use} token ${at}: ${how}`);
 }
 
 const hash = (s: string): string => createHash('sha256').update(s).digest('hex');

@@ -1,4 +1,7 @@
-import type { Region } from '../domain/apps.js';
+import type { components } from '../spec/admin-types.js';
+
+/** A region of the live service (its own type here: the domain imports these prefixes). */
+type Region = components['schemas']['Region'];
 
 /**
  * Where each surface is served, and which region each partner-API prefix emulates. Its own

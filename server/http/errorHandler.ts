@@ -99,7 +99,8 @@ function lastResort(res: Response): void {
   for (const name of res.getHeaderNames()) res.removeHeader(name);
   res.statusCode = 500;
   res.setHeader('Content-Type', storage ? 'application/xml' : 'application/json; charset=utf-8');
-  res.end(storage ? FALLBACK_XML : FALLBACK_JSON);
+  simLocals(res).answer = storage ? FALLBACK_XML : FALLBACK_JSON;
+  res.end(simLocals(res).answer as string);
 }
 
 function answerError(config: Config, logger: Logger, appOf: AppLookup): ErrorRequestHandler {
@@ -128,6 +129,7 @@ function answerError(config: Config, logger: Logger, appOf: AppLookup): ErrorReq
       const xml = bodiless
         ? undefined
         : s3ErrorXml(err.code, err.message, err.resource ?? req.path, requestId);
+      if (xml !== undefined) sim.answer = xml;
       sendXml(res, err.status, xml, { config, spec: apiSpec() });
       return;
     }

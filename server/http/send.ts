@@ -72,7 +72,9 @@ function failsSpec(
   const violations = answerViolations(opts.spec, sim.op, { status, headers: all, body });
   if (violations.length === 0) return false;
   for (const name of res.getHeaderNames()) res.removeHeader(name);
-  res.status(500).json({ detail: 'RESPONSE_VALIDATION_FAILED', message: violations.join('; ') });
+  const answer = { detail: 'RESPONSE_VALIDATION_FAILED', message: violations.join('; ') };
+  sim.answer = answer;
+  res.status(500).json(answer);
   return true;
 }
 
@@ -100,6 +102,8 @@ export function sendJson(
   const out = effect?.dropField ? dropJsonField(body, effect.dropField) : body;
   const sent = withEffectHeaders(headers, effect);
   if (failsSpec(res, status, 'application/json', out, sent, opts)) return;
+  // Why a request failed, for the journal's excerpt (control/requestJournal.ts).
+  if (status >= 300) simLocals(res).answer = out;
   // statusCode directly: the status comes from the spec's own replies, always a valid code.
   if (sent) res.set(sent); // most replies carry none
   res.statusCode = status;

@@ -120,6 +120,11 @@ export interface SimLocals {
    * up; fault matching and the journal both ask, the store is read once.
    */
   storageOwner?: string | null;
+  /**
+   * The body of a non-2xx answer as it was sent (a reference, no copy), for the journal's
+   * bounded, redacted `response_excerpt`. Set where such answers are sent.
+   */
+  answer?: unknown;
 }
 
 export function simLocals(res: Response): SimLocals {

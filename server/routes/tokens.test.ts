@@ -42,7 +42,16 @@ describe('partner token exchange', () => {
   });
 
   it('keeps credentials in their region', async () => {
-    expect((await exchange(sim.apiJp, DEMO_US.client_id, DEMO_US.secret_key)).status).toBe(401);
+    const proven = await exchange(sim.apiJp, DEMO_US.client_id, DEMO_US.secret_key);
+    expect(proven.status).toBe(401);
+    // The right secret proved the app: it hears where it lives (base path included).
+    expect(proven.body).toMatchObject({ detail: 'CLIENT_NOT_FOUND' });
+    expect(proven.body.message).toMatch(/exists in the US region: send it to \/developer\/api/);
+    // A wrong secret and an unknown id keep answering alike: nothing to enumerate.
+    const wrong = await exchange(sim.apiJp, DEMO_US.client_id, 'not-the-secret');
+    const unknown = await exchange(sim.apiJp, 'no-such-client', 'not-the-secret');
+    expect([wrong.status, wrong.body]).toEqual([unknown.status, unknown.body]);
+    expect(wrong.body.message).not.toMatch(/region:/);
     expect((await exchange(sim.api, DEMO_JP.client_id, DEMO_JP.secret_key)).status).toBe(401);
     expect((await exchange(sim.apiJp, DEMO_JP.client_id, DEMO_JP.secret_key)).status).toBe(200);
   });
@@ -160,6 +169,9 @@ describe('user tokens', () => {
     const r = await mint({ user_id: 'user-000001' }, jp);
     expect(r.status).toBe(401);
     expect(r.body.detail).toBe('CLIENT_USER_NOT_FOUND');
+    expect(r.body.message).toContain(
+      'partner token is valid, but its app exists in the JP region: send it to /jp/developer/api',
+    );
   });
 
   it('expires tokens when the clock passes expires_in', async () => {
@@ -173,6 +185,27 @@ describe('user tokens', () => {
     const r = await mint({ user_id: 'user-000001' }, partner);
     expect(r.status).toBe(401);
     expect(r.body.detail).toBe('TOKEN_EXPIRED');
+    // Which token, when on the app's clock, and where a new one comes from.
+    expect(r.body.message).toMatch(
+      /^The partner token expired at \d{4}-\d\d-\d\dT[\d:.]+Z on the app's clock \(now [^)]+\): get a new one from POST \/oauth\/partner\/access-token/,
+    );
+    await http('POST', `${sim.admin}/reset`);
+  });
+
+  it('says a user token expired, when on the app clock, and how to mint a new one', async () => {
+    await http('POST', `${sim.admin}/clock`, { json: { freeze: true } });
+    const { user } = await userToken(sim.api, DEMO_US);
+    const exp = (decodeJwt(user) as { exp: number }).exp;
+    await http('POST', `${sim.admin}/clock`, { json: { advance_ms: 40 * 24 * 3600_000 } });
+    const r = await http<{ detail: string; message: string }>(
+      'GET',
+      `${sim.api}/open/partner/sdk/binding?sn=888812345678`,
+      { headers: bearer(user) },
+    );
+    expect(r.status).toBe(401);
+    expect(r.body.detail).toBe('TOKEN_EXPIRED');
+    expect(r.body.message).toContain(`The user token expired at ${new Date(exp * 1000).toISOString()}`);
+    expect(r.body.message).toContain('POST /open/partner/users/access-token');
     await http('POST', `${sim.admin}/reset`);
   });
 });

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { publicUrlOf } from '../http/mountOperations.js';
+import { simLocals } from '../http/types.js';
 
 const COLLECTION = '/open/partner/ai/transcriptions';
 const ITEM_WITH_SLASH = /^\/open\/partner\/ai\/transcriptions\/[^/]+\/$/;
@@ -31,6 +32,8 @@ export function transcriptionSlashRedirects(publicUrl: string | undefined): Requ
     // a warning header say which spelling to use (clients that follow redirects ignore both).
     const hint = `${req.method} ${req.baseUrl}${target} is the path (${target.endsWith('/') ? 'with' : 'without'} the trailing slash); this 307 redirects there`;
     res.status(307).location(location).setHeader('X-Sim-Warning', hint);
-    res.json({ detail: 'TRAILING_SLASH_REDIRECT', message: hint, location });
+    const answer = { detail: 'TRAILING_SLASH_REDIRECT', message: hint, location };
+    simLocals(res).answer = answer;
+    res.json(answer);
   };
 }

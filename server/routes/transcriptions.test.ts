@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Random } from '../core/random.js';
 import { AUDIO_FIXTURES, uploadBytes, uploadFixture, WIDE_FILETYPES } from '../testing/audioFixtures.js';
-import { DEMO_US, http, OTHER_US, userToken } from '../testing/http.js';
+import { DEMO_JP, DEMO_US, http, OTHER_US, userToken } from '../testing/http.js';
 import {
   advance,
   DELAY,
@@ -143,6 +143,22 @@ describe('credentials and ownership', () => {
     expect(answers[0]).toEqual([401, { detail: 'CLIENT_NOT_FOUND', message: expect.any(String) }]);
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[2]).toEqual(answers[0]);
+  });
+
+  it("says where the app lives only to the right key of the other region's app", async () => {
+    const send = (headers: Record<string, string>) =>
+      http<{ detail: string; message: string }>('POST', `${sim().api}/open/partner/ai/transcriptions/`, {
+        headers,
+        json: { file_url: externalUrl() },
+      });
+    const unknown = await send({ 'x-client-id': 'nobody', 'x-client-api-key': DEMO_JP.api_key });
+    const wrong = await send({ 'x-client-id': DEMO_JP.client_id, 'x-client-api-key': 'wrong-key' });
+    expect([wrong.status, wrong.body]).toEqual([unknown.status, unknown.body]);
+    const proven = await send({ 'x-client-id': DEMO_JP.client_id, 'x-client-api-key': DEMO_JP.api_key });
+    expect(proven.status).toBe(401);
+    expect(proven.body.detail).toBe('CLIENT_NOT_FOUND');
+    expect(proven.body.message).toContain('exists in the JP region');
+    expect(proven.body.message).toContain('/jp/developer/api');
   });
 
   it("answers 404 with a JSON error for another app's task and for an unknown id", async () => {

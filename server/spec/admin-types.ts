@@ -732,7 +732,9 @@ export interface paths {
          * Read the request journal
          * @description Requests the simulator received on the partner API and the storage host, newest first,
          *     filtered by the query parameters, a page at a time (the next page holds older entries). Secrets (Authorization, X-Client-Api-Key,
-         *     presigned signatures) are redacted in `headers`.
+         *     presigned signatures) are redacted in `headers`. A listing of one app (`client_id`)
+         *     holds at most `--journal-size` entries over all its pages: the newest of its own
+         *     requests and of those that only claimed it.
          */
         get: operations["listRequests"];
         put?: never;
@@ -742,6 +744,31 @@ export interface paths {
          * @description Removes every journal entry, or only those of one app.
          */
         delete: operations["clearRequests"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/requests/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count matching requests (verify)
+         * @description How many requests the journal holds that match every filter given: method, path,
+         *     app, operation, status, since a time. For CI assertions, as WireMock's verify: e.g.
+         *     "exactly one `POST` to the transcription path by my app since my test began". The
+         *     count covers what the journal keeps (each ring's newest `--journal-size` entries):
+         *     `complete` is false when a ring looked at is full, so older matches may have been
+         *     dropped and the count is a lower bound.
+         */
+        get: operations["countRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1387,6 +1414,13 @@ export interface components {
             };
             /** @description Short summary of the request body. */
             body_summary?: unknown;
+            /**
+             * @description Why a request failed: for answers other than 2xx, an excerpt of the body the
+             *     simulator sent (a JSON error summarised as `body_summary` is, S3 XML or text cut at
+             *     1,024 characters), redacted as the rest of the entry, at most 2 KiB. Absent for 2xx
+             *     answers and for answers without a body.
+             */
+            response_excerpt?: unknown;
             /** @description Id of the fault rule that applied (`header` for an `X-Sim-Fault` header), if any. */
             fault_id?: string | null;
             /**
@@ -1398,6 +1432,15 @@ export interface components {
             error?: string;
             /** @description What the simulator accepted but ignored in this request (the `X-Sim-Warning` header it answered), e.g. `unknown params ignored: params.foo`. Absent when none. */
             warnings?: string[];
+        };
+        RequestCount: {
+            /** @description Requests in the journal that match every filter. */
+            count: number;
+            /**
+             * @description false when a journal ring looked at is full: matching requests older than its
+             *     newest `--journal-size` entries were dropped, so `count` is a lower bound.
+             */
+            complete: boolean;
         };
         Health: {
             /** @enum {string} */
@@ -1646,6 +1689,27 @@ export interface components {
         EndpointIdPath: string;
         /** @description Only records of this partner app. */
         ClientIdQuery: string;
+        /** @description Only requests with this HTTP method. */
+        JournalMethodQuery: string;
+        /**
+         * @description Only requests to this path, as sent, without its query string: e.g.
+         *     `/developer/api/open/partner/ai/transcriptions/`. A path ending in `*` matches every
+         *     path that starts with what precedes it (`/storage/*`).
+         */
+        JournalPathQuery: string;
+        /**
+         * @description `false`: only requests whose `client_id` is verified (or that name no app); `true`:
+         *     only those that merely claimed one (`unverified`). Omitted: both. Unverified claims
+         *     on an app are kept in a ring of their own, so however many there are they never
+         *     push the app's own entries out of the journal.
+         */
+        JournalUnverifiedQuery: boolean;
+        /** @description Only requests received at or after this time (the simulated clock). */
+        JournalSinceQuery: string;
+        /** @description Only requests answered with this HTTP status. */
+        JournalStatusQuery: number;
+        /** @description Only requests of this operationId. */
+        JournalOperationQuery: string;
         /** @description Device serial number. */
         SerialNumberPath: components["schemas"]["SerialNumber"];
     };
@@ -3178,24 +3242,32 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only requests of this operationId. */
-                operation?: string;
+                operation?: components["parameters"]["JournalOperationQuery"];
                 /** @description Only requests answered with this HTTP status. */
-                status?: number;
-                /** @description Only requests received at or after this time. */
-                since?: string;
+                status?: components["parameters"]["JournalStatusQuery"];
+                /** @description Only requests received at or after this time (the simulated clock). */
+                since?: components["parameters"]["JournalSinceQuery"];
                 /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
                 limit?: components["parameters"]["Limit"];
                 /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only records of this partner app. */
                 client_id?: components["parameters"]["ClientIdQuery"];
+                /** @description Only requests with this HTTP method. */
+                method?: components["parameters"]["JournalMethodQuery"];
+                /**
+                 * @description Only requests to this path, as sent, without its query string: e.g.
+                 *     `/developer/api/open/partner/ai/transcriptions/`. A path ending in `*` matches every
+                 *     path that starts with what precedes it (`/storage/*`).
+                 */
+                path?: components["parameters"]["JournalPathQuery"];
                 /**
                  * @description `false`: only requests whose `client_id` is verified (or that name no app); `true`:
                  *     only those that merely claimed one (`unverified`). Omitted: both. Unverified claims
                  *     on an app are kept in a ring of their own, so however many there are they never
                  *     push the app's own entries out of the journal.
                  */
-                unverified?: boolean;
+                unverified?: components["parameters"]["JournalUnverifiedQuery"];
             };
             header?: never;
             path?: never;
@@ -3264,6 +3336,62 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             415: components["responses"]["JsonRequired"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    countRequests: {
+        parameters: {
+            query?: {
+                /** @description Only requests with this HTTP method. */
+                method?: components["parameters"]["JournalMethodQuery"];
+                /**
+                 * @description Only requests to this path, as sent, without its query string: e.g.
+                 *     `/developer/api/open/partner/ai/transcriptions/`. A path ending in `*` matches every
+                 *     path that starts with what precedes it (`/storage/*`).
+                 */
+                path?: components["parameters"]["JournalPathQuery"];
+                /** @description Only records of this partner app. */
+                client_id?: components["parameters"]["ClientIdQuery"];
+                /** @description Only requests of this operationId. */
+                operation?: components["parameters"]["JournalOperationQuery"];
+                /** @description Only requests answered with this HTTP status. */
+                status?: components["parameters"]["JournalStatusQuery"];
+                /** @description Only requests received at or after this time (the simulated clock). */
+                since?: components["parameters"]["JournalSinceQuery"];
+                /**
+                 * @description `false`: only requests whose `client_id` is verified (or that name no app); `true`:
+                 *     only those that merely claimed one (`unverified`). Omitted: both. Unverified claims
+                 *     on an app are kept in a ring of their own, so however many there are they never
+                 *     push the app's own entries out of the journal.
+                 */
+                unverified?: components["parameters"]["JournalUnverifiedQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number of matching requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "count": 1,
+                     *       "complete": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequestCount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];

@@ -15,13 +15,12 @@ export interface paths {
         put?: never;
         /**
          * Exchange client credentials for a Partner Token
-         * @description Seed spec §4.1 and §5: the client id and secret key are sent as
-         *     `Authorization: Basic base64(client_id:secret_key)`; the response is the Partner Token
-         *     (§2.1).
+         * @description Send the client id and secret key as
+         *     `Authorization: Basic base64(client_id:secret_key)`; the answer is a Partner Token.
          *
-         *     Live notes ("Tokens"): only the Basic header matters. Official templates send an empty
+         *     Only the Basic header matters. Official templates send an empty
          *     `application/x-www-form-urlencoded` body, others send `application/json` with `{}`;
-         *     both are accepted, and so is no body at all. `grant_type` is tolerated but not
+         *     the simulator accepts both, and no body at all. `grant_type` is tolerated but not
          *     required. `expires_in` is in seconds (typically 3600). Older docs state a rate limit
          *     of 10 requests per minute per client id on this endpoint; exceeding it yields 429
          *     with `Retry-After`.
@@ -44,10 +43,11 @@ export interface paths {
         put?: never;
         /**
          * Refresh a Partner Token
-         * @description Not in the seed spec (§5 rule 5: "how a refresh_token is used: not shown").
-         *     Live notes ("Tokens"): `POST /oauth/partner/access-token/refresh` with Basic auth and
-         *     form field `refresh_token`; returns the same shape as the exchange, with a new refresh
-         *     token. The simulator also accepts a JSON body.
+         * @description Exchange the refresh token of a Partner Token for a new pair: Basic auth and the form
+         *     field `refresh_token`; the answer has the shape of the exchange, with a new refresh
+         *     token. The old refresh token works once. The simulator also accepts a JSON body. How
+         *     long live refresh tokens last is not published (the simulator: 30 days,
+         *     `--refresh-token-ttl`).
          */
         post: operations["refreshPartnerToken"];
         delete?: never;
@@ -67,10 +67,10 @@ export interface paths {
         put?: never;
         /**
          * Mint a User Token
-         * @description Seed spec §4.2, §2.2, §5 and §8: needs a Partner Token; `user_id` is the partner's
-         *     stable user id, 6 to 120 characters. One Partner Token can mint many User Tokens.
+         * @description Needs a Partner Token; `user_id` is the partner's own stable user id, 6 to 120
+         *     characters. One Partner Token can mint many User Tokens.
          *
-         *     Live notes ("Tokens"): `expires_in` is optional and in seconds (default 86400); the
+         *     `expires_in` is optional and in seconds (default 86400); the
          *     response echoes it and carries no refresh token. The `access_token` is a **JWT** whose
          *     claims are `sub` (`client_user_<uuid>`, stable for the pair client/user_id — the value
          *     that appears in `bind_history`), `client_id` (the partner's client id), `region`
@@ -93,17 +93,16 @@ export interface paths {
         };
         /**
          * Get Device Binding
-         * @description Get Device Binding — version 0.0.1 (seed spec §4.3, §9).
+         * @description Get Device Binding — version 0.0.1.
          *
          *     Returns the remote (cloud) binding state of a device and the history of accounts it
-         *     was bound to (seed spec §2.3, §3.1). `type` must match the serial-number prefix
+         *     was bound to. `type` must match the serial-number prefix
          *     (`881` → `notepro`, `882` → `notepins`); a contradiction is a 422.
          *
-         *     Recovery (seed spec §1): allowed only when `is_bind` is not `true`. Clients must
+         *     Device recovery is allowed only when `is_bind` is not `true`. Clients must
          *     de-duplicate `bind_history` (one entry per bind event) before using it.
          *
-         *     An unknown serial number (never signed) answers a **bare 404 with no body**
-         *     (seed spec §4.3, §7).
+         *     An unknown serial number (never signed) answers a **bare 404 with no body**.
          */
         get: operations["getDeviceBinding"];
         put?: never;
@@ -125,13 +124,12 @@ export interface paths {
         put?: never;
         /**
          * Register (sign) a device serial number
-         * @description Not in the seed spec. Live notes ("Device binding"): the SDK calls
-         *     `POST /open/partner/sdk/sn-sign` with `{type, sn}` and a User Token to register a
-         *     serial; afterwards the binding query shows `is_bind: null` (signed, never bound).
-         *     Signing an already known serial leaves its state unchanged. The SDK caches the
-         *     answer's `signature` per serial and uses it in the handshake (device-sdk notes);
-         *     `POST /open/partner/sdk/sn-verify` checks it. The signature is the same for every call
-         *     on one serial and type (an HMAC of the simulator's own secret). `is_bind` and
+         * @description The device SDK calls this with `{type, sn}` and a User Token to register a serial;
+         *     afterwards the binding query shows `is_bind: null` (signed, never bound). Signing an
+         *     already known serial leaves its state unchanged. The SDK caches the answer's
+         *     `signature` per serial and uses it in the handshake with the device;
+         *     `POST /open/partner/sdk/sn-verify` checks it. The simulator's signature is the same for
+         *     every call on one serial and type (an HMAC of the simulator's own secret). `is_bind` and
          *     `bind_history` are the simulator's earlier answer, kept (additive) because clients of
          *     this simulator read them.
          */
@@ -153,8 +151,8 @@ export interface paths {
         put?: never;
         /**
          * Check a serial's signature
-         * @description Not in the seed spec (device-sdk notes, clients and third party): `{type, sn,
-         *     signature}` → `{is_valid}`, true exactly when `signature` is what `sn-sign` answers for
+         * @description The device SDK checks a serial's signature here: `{type, sn, signature}` →
+         *     `{is_valid}`, true exactly when `signature` is what `sn-sign` answers for
          *     that serial and type. The serial need not be known; a `type` that contradicts the
          *     prefix is a 422 as everywhere.
          */
@@ -176,8 +174,7 @@ export interface paths {
         put?: never;
         /**
          * An RSA key pair for the SDK
-         * @description Not in the seed spec (device-sdk notes, clients and third party): the SDK fetches an
-         *     RSA key pair at `initSDK` and reports readiness. A fresh 2048-bit pair per call, PEM
+         * @description The device SDK fetches an RSA key pair here at `initSDK` and reports readiness. A fresh 2048-bit pair per call, PEM
          *     (`publicKey` SPKI, `privateKey` PKCS#8). No body. A token of the other region is the
          *     usual `401 CLIENT_USER_NOT_FOUND` (what an Android SDK with its JP default base URL
          *     meets with a US token).
@@ -200,8 +197,7 @@ export interface paths {
         put?: never;
         /**
          * Cloud-bind a device to the calling user
-         * @description Not in the seed spec (binding is done through the SDK, seed spec §3.1). Live notes
-         *     ("Device binding"): the SDK calls `POST /open/partner/sdk/bind` with `{type, sn}` and a
+         * @description Partners do not call this themselves: the device SDK calls it with `{type, sn}` and a
          *     User Token after every successful connect. Each call appends the caller's `sub` to the
          *     front of `bind_history` (which is why the history repeats) and sets `is_bind` to
          *     `true`. Answers 403 `DEVICE_BOUND` when the device is bound to another account, and
@@ -225,8 +221,7 @@ export interface paths {
         put?: never;
         /**
          * Remove the cloud binding of a device
-         * @description Not in the seed spec. Live notes ("Device binding"): `POST /open/partner/sdk/unbind`
-         *     with `{type, sn}` and a User Token. Idempotent: unbinding an unbound (or signed,
+         * @description The device SDK calls this with `{type, sn}` and a User Token. Idempotent: unbinding an unbound (or signed,
          *     never bound) device succeeds and changes nothing (`false` stays `false`, `null` stays
          *     `null`: nothing was released). Answers 403 `DEVICE_BOUND` when the
          *     device is bound to an account other than the caller, 404 `DEVICE_NOT_FOUND` when the
@@ -250,16 +245,14 @@ export interface paths {
         put?: never;
         /**
          * Start a multipart upload and get presigned part URLs
-         * @description Seed spec §4.4 and §2.4 (field names capitalised exactly so). Live notes ("Upload"):
-         *     `filesize` is in bytes, `filetype` an extension such as `mp3`; `ChunkSize` is 5242880
+         * @description Field names are capitalised exactly as shown. `filesize` is in bytes, `filetype` an extension such as `mp3`; `ChunkSize` is 5242880
          *     bytes in the docs' example. Part N covers bytes
          *     `[(N-1)*ChunkSize, min(N*ChunkSize, filesize))`, so there are
          *     `ceil(filesize/ChunkSize)` parts, numbered from 1. Each `PresignedUrl` is a presigned
          *     S3-style `PUT` address on the storage host (operation `uploadPart`).
          *
          *     `filetype`: live accepts `mp3` and `opus` only and answers `400 FILE_TYPE_INVALID` to
-         *     anything else, WAV included (live notes, second pass). The simulator does the same by
-         *     default; `--upload-filetypes` widens the list. The schema only asks for a plausible
+         *     anything else, WAV included. The simulator does the same by default; `--upload-filetypes` widens the list. The schema only asks for a plausible
          *     extension, so an unaccepted one is that 400, not a 422.
          */
         post: operations["generatePresignedUrls"];
@@ -282,10 +275,9 @@ export interface paths {
         get?: never;
         /**
          * Upload one chunk (part) to its presigned URL
-         * @description Seed spec §4.5: `PUT` the raw bytes of the chunk to the part's `PresignedUrl`; the
-         *     response carries an `ETag` header that is passed back at completion, quotes included.
-         *     Live notes ("Upload", "S3 multipart behaviour"): no auth header — the presigned query
-         *     parameters are the credential. The ETag is `"` + lowercase hex MD5 of the part + `"`.
+         * @description `PUT` the raw bytes of the chunk to the part's `PresignedUrl`; the response carries an
+         *     `ETag` header that is passed back at completion, quotes included. No auth header: the
+         *     presigned query parameters are the credential. The storage behaves as Amazon S3 does. The ETag is `"` + lowercase hex MD5 of the part + `"`.
          *     Re-uploading a part number replaces it; part numbers are 1–10000.
          *
          *     Errors are S3 XML documents (`application/xml`), never JSON; request-parameter
@@ -299,9 +291,8 @@ export interface paths {
         delete?: never;
         /**
          * CORS preflight for the part upload
-         * @description Live notes ("Upload"): browsers can only read the `ETag` header if CORS exposes it.
-         *     The storage host answers preflight requests with the CORS headers below (exposing
-         *     `ETag`). Not in the seed spec.
+         * @description Browsers can only read the `ETag` header if CORS exposes it. The storage host answers
+         *     preflight requests with the CORS headers below (exposing `ETag`).
          */
         options: operations["uploadPartPreflight"];
         head?: never;
@@ -319,9 +310,8 @@ export interface paths {
         put?: never;
         /**
          * Complete a multipart upload
-         * @description Seed spec §4.6 and §2.5: lists every uploaded part with the ETag received for it and
-         *     returns the uploaded file. Live notes ("Upload"): ETags are accepted with or without
-         *     their surrounding quotes; `file_md5` is optional and, when present, is the lowercase
+         * @description List every uploaded part with the ETag received for it; the answer is the uploaded
+         *     file. ETags are accepted with or without their surrounding quotes; `file_md5` is optional and, when present, is the lowercase
          *     hex MD5 of the whole file (mismatch → 400 `FILE_MD5_NOT_MATCH`); `DownloadUrl` is a
          *     presigned `GET` address valid for 24 hours (operation `downloadFile`).
          *
@@ -366,12 +356,11 @@ export interface paths {
         };
         /**
          * Download an uploaded file (DownloadUrl target)
-         * @description The target of `DownloadUrl` (seed spec §2.5; live notes "Upload": presigned, valid for
-         *     24 hours). Not itself described by the seed spec. Behaves like an S3 `GET` of a
-         *     presigned object URL: supports a single `Range` (`bytes=start-end`), answers 206 with
+         * @description The target of `DownloadUrl` (presigned, valid for 24 hours). Behaves like an Amazon S3
+         *     `GET` of a presigned object URL: supports a single `Range` (`bytes=start-end`), answers 206 with
          *     `Content-Range`, and 416 `InvalidRange` for an unsatisfiable range. The ETag of an
-         *     object assembled from parts is the multipart form `"<md5 of the binary part md5s>-<parts>"`
-         *     (live notes "S3 multipart behaviour"). Errors are S3 XML documents, not 422.
+         *     object assembled from parts is the multipart form `"<md5 of the binary part md5s>-<parts>"`,
+         *     as S3 gives it. Errors are S3 XML documents, not 422.
          */
         get: operations["downloadFile"];
         put?: never;
@@ -381,7 +370,6 @@ export interface paths {
         /**
          * Headers of an uploaded file
          * @description `HEAD` of the `DownloadUrl` target (see `downloadFile`). Same parameters; never a body.
-         *     Not in the seed spec.
          */
         head: operations["headFile"];
         patch?: never;
@@ -398,20 +386,21 @@ export interface paths {
         put?: never;
         /**
          * Submit a transcription task
-         * @description Seed spec §4.7: submit a publicly accessible audio URL; the answer is
-         *     `{transcription_id, status: "PENDING", data: {}}`. Seed spec §5: authenticated with
-         *     `X-Client-Id` and `X-Client-Api-Key` (the API key is not the secret key, live notes).
+         * @description Submit a publicly accessible audio URL; the answer is
+         *     `{transcription_id, status: "PENDING", data: {}}`. Authenticated with `X-Client-Id`
+         *     and `X-Client-Api-Key` (the API key is not the secret key).
          *     Note the trailing slash of the path. The simulator answers `POST` without it (and
          *     `GET …/transcriptions/{id}/` with one) with `307 Temporary Redirect` to the other
          *     spelling, as a FastAPI backend does; whether the live service does is not known.
          *
-         *     `params` and every object inside it are optional (seed spec: "not shown"); defaults:
+         *     `params` and every object inside it are optional (the live defaults are not
+         *     published); the simulator's defaults:
          *     `transcribe.language` `auto` (or a BCP-47 code such as `en-US`), `transcribe.model`
          *     `svc-fast-whisper` (the live docs' `plaud-fast-whisper`; client typings also show
          *     `plaud-omni-3` and `azure-fast-transcribe`), `vad.decode_silence` false,
          *     `diarization.enabled` false, `diarization.return_embedding` false (when true, a
          *     successful result carries `embeddings`).
-         *     Also accepted, as live takes them (live notes, second pass): `transcribe.detection_level`
+         *     Also accepted, as the live service takes them: `transcribe.detection_level`
          *     (`segment` or `chapter`) and `hotwords` (a comma-separated string).
          *
          *     Unknown fields anywhere inside `params` are accepted and ignored, as a lenient service
@@ -436,14 +425,14 @@ export interface paths {
         };
         /**
          * Get a transcription task
-         * @description Seed spec §4.8 and §2.6: poll until `status` is `SUCCESS`, then `data` carries the
-         *     result. Live notes ("Transcription"): statuses are `PENDING`, `RECEIVED`, `STARTED`,
+         * @description Poll until `status` is `SUCCESS`, then `data` carries the result. Statuses are `PENDING`, `RECEIVED`, `STARTED`,
          *     `PROGRESS` (keep polling), `SUCCESS`, `FAILURE`, `REVOKED` (terminal failures, with a
          *     top-level `message`). Apps poll every 3–5 s; results are kept about 7 days.
          *
-         *     Result shape: by default (`--result-shape both`) the seed's `{text, language,
-         *     duration, segments[]}` (`TranscriptionResult`) plus the live-observed `results[]`, so
-         *     every known client finds the transcript; `spec` gives the seed's fields only; `live`
+         *     Result shape: sources disagree, so by default (`--result-shape both`) the contract's
+         *     `{text, language, duration, segments[]}` (`TranscriptionResult`) plus the live-observed
+         *     `results[]`, so every known client finds the transcript; `spec` gives the contract's
+         *     fields only; `live`
          *     (the application's `result_shape` quirk switch or `--result-shape live`) the shape seen
          *     on the live service, `{text, language, duration, results[], embeddings?}` (`LiveTranscriptionResult`). A task is
          *     only visible to the client that created it; results are kept 7 days after the task
@@ -462,7 +451,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Error body of the authentication layer (live notes "Error bodies"). */
+        /** @description Error body of the authentication layer, as the live service answers it. */
         AuthError: {
             /**
              * @example CLIENT_NOT_FOUND
@@ -474,7 +463,7 @@ export interface components {
              */
             detail: string;
         };
-        /** @description Default (seed) error body of the simulator. */
+        /** @description Default error body of the simulator, `{detail, message}`: the live partner endpoints' error body is not published (the shape a FastAPI service answers is assumed; `--error-shape live` switches to the `{code, message}` that client code reads). */
         ErrorBody: {
             /**
              * @description Machine-readable code, UPPER_SNAKE (`DEVICE_BOUND`) or S3 style (`NoSuchUpload`).
@@ -536,7 +525,7 @@ export interface components {
             /** @example rt_6f1c2a9e0b7d4c3a8e5f1b2d3c4a5e6f */
             refresh_token: string;
         };
-        /** @description Partner Token response (seed spec §2.1). */
+        /** @description Partner Token response. */
         PartnerToken: {
             /** @description Application-level bearer token. */
             access_token: string;
@@ -563,7 +552,7 @@ export interface components {
              */
             expires_in: number;
         };
-        /** @description User Token response (seed spec §2.2). No refresh token. */
+        /** @description User Token response. No refresh token. */
         UserToken: {
             /** @description A JWT. Claims: `sub` (`client_user_<uuid>`, stable per client and user_id), `client_id`, `region` (`us`/`jp`), `token_use` (`"user"`), `iat`, `exp`. */
             access_token: string;
@@ -595,7 +584,7 @@ export interface components {
          * @example client_user_3f2c8a90-1b2c-4d5e-8f90-123456789abc
          */
         ClientUserId: string;
-        /** @description Remote binding state (seed spec §2.3, §3.1). */
+        /** @description Remote binding state. */
         BindingResponse: {
             /** @description Three-state remote binding flag. `true`: bound to another account (recovery impossible; the owner must unbind first). `false`: unbound (recovery allowed). `null`: signed but never bound (recovery allowed). */
             is_bind: boolean | null;
@@ -617,10 +606,10 @@ export interface components {
             publicKey: string;
             privateKey: string;
         };
-        /** @description Answer of bind and unbind: the device (`type`, `sn` upper-cased, as stored) and its binding state after the call. Live answers `{type, sn, is_bind}` (live notes, third party); `bind_history` is the simulator's, kept for the clients that read it. */
+        /** @description Answer of bind and unbind: the device (`type`, `sn` upper-cased, as stored) and its binding state after the call. The live service is reported (not confirmed) to answer `{type, sn, is_bind}`; `bind_history` is the simulator's, kept for the clients that read it. */
         BindAnswer: components["schemas"]["DeviceRef"] & components["schemas"]["BindingResponse"];
         /**
-         * @description Id of an uploaded file, `file_<…>` as on the live service (live notes, third party); the simulator answers `file_` and 32 hex digits from its seeded random source.
+         * @description Id of an uploaded file, `file_<…>` as reported of the live service; the simulator answers `file_` and 32 hex digits from its seeded random source.
          * @example file_2b7e1516a8c94e2f9d0c3b4a5e6f7081
          */
         FileId: string;
@@ -646,7 +635,7 @@ export interface components {
              */
             PresignedUrl: string;
         };
-        /** @description Upload session (seed spec §2.4). */
+        /** @description Upload session. */
         UploadSession: {
             FileId: components["schemas"]["FileId"];
             UploadId: string;
@@ -676,7 +665,7 @@ export interface components {
             /** @description Optional lowercase hex MD5 of the whole file (optional in the live docs). */
             file_md5?: string;
         };
-        /** @description Uploaded file (seed spec §2.5). */
+        /** @description Uploaded file. */
         UploadedFile: {
             FileId: components["schemas"]["FileId"];
             /**
@@ -711,7 +700,7 @@ export interface components {
              */
             model: string;
             /**
-             * @description Granularity of detection, as the live docs and client typings name it (live notes). Accepted; the simulator's result does not depend on it.
+             * @description Granularity of detection, as the live docs and client typings name it. Accepted; the simulator's result does not depend on it.
              * @enum {string}
              */
             detection_level?: "segment" | "chapter";
@@ -735,7 +724,7 @@ export interface components {
         /** @description Processing options; every member is optional. The declared members are the known ones: any other field, at any level, is ignored with an `X-Sim-Warning` (or refused with strict params). */
         TranscriptionParams: {
             /**
-             * @description Comma-separated words or phrases to favour in recognition, as the live docs and clients send them (live notes). Accepted; the simulator's result does not depend on it.
+             * @description Comma-separated words or phrases to favour in recognition, as the live docs and clients send them. Accepted; the simulator's result does not depend on it.
              * @example partner-sim,Plaud,NotePin
              */
             hotwords?: string;
@@ -753,7 +742,7 @@ export interface components {
             params?: components["schemas"]["TranscriptionParams"];
         };
         /**
-         * @description Id of a transcription task, `task_exec_<hex>` as on the live service (live notes, docs and third party); the simulator draws 32 hex digits from its seeded random source.
+         * @description Id of a transcription task, `task_exec_<hex>` as on the live service; the simulator draws 32 hex digits from its seeded random source.
          * @example task_exec_7c9e6679742540de944be07fc1f90ae7
          */
         TranscriptionId: string;
@@ -777,11 +766,11 @@ export interface components {
             /** @example Speaker 1 */
             speaker: string;
         };
-        /** @description Live-observed field (not in the seed spec): speaker label → embedding vector of 256 numbers, only when `diarization.return_embedding` was true. Seen in the live service's machine-readable transcription spec and a third-party description of its answers; the simulator's vectors are deterministic unit vectors. Keyed by the live `speaker_id` labels when `results[]` is present, else by the seed `speaker` labels. */
+        /** @description Live-observed field: speaker label → embedding vector of 256 numbers, only when `diarization.return_embedding` was true. Named in the live service's machine-readable transcription spec; the vector length comes from a third-party description, not confirmed. The simulator's vectors are deterministic unit vectors. Keyed by the live `speaker_id` labels when `results[]` is present, else by the `speaker` labels of `segments[]`. */
         SpeakerEmbeddings: {
             [key: string]: number[];
         };
-        /** @description Result shape of the seed spec (§2.6). With the simulator's default result shape (`both`) it also carries the live-observed `results[]` (the same segments, live field names), so clients that read only `segments`/`text` and clients that read only `results[]` both get the transcript. */
+        /** @description Result shape of the partner contract. With the simulator's default result shape (`both`) it also carries the live-observed `results[]` (the same segments, live field names), so clients that read only `segments`/`text` and clients that read only `results[]` both get the transcript. */
         TranscriptionResult: {
             text: string;
             /** @example en-US */
@@ -792,7 +781,7 @@ export interface components {
             results?: components["schemas"]["LiveSegments"];
             embeddings?: components["schemas"]["SpeakerEmbeddings"];
         };
-        /** @description Live-observed field (not in the seed spec): the transcript as the live service was seen returning it, one entry per segment. The official iOS and Android template apps read only this array. */
+        /** @description Live-observed field: the transcript as the live service was seen returning it, one entry per segment. The official iOS and Android template apps read only this array. */
         LiveSegments: components["schemas"]["LiveSegment"][];
         LiveSegment: {
             start: number;
@@ -825,7 +814,7 @@ export interface components {
         };
         /** @description The empty object `{}` (`data` of a task that has not succeeded). */
         EmptyData: Record<string, never>;
-        /** @description Transcription task (seed spec §2.6). `data` is the result when `status` is `SUCCESS`, otherwise the empty object. */
+        /** @description Transcription task. `data` is the result when `status` is `SUCCESS`, otherwise the empty object. */
         TranscriptionTask: {
             transcription_id: components["schemas"]["TranscriptionId"];
             status: components["schemas"]["TranscriptionStatus"];
@@ -1012,7 +1001,7 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
-        /** @description Rate limit exceeded. The live service documents 10 requests per minute per client id on the token endpoint and 60 on the transcription API, submitting and polling together (live notes; the simulator enforces both with `--live-rate-limits`). Any operation can answer 429 when a fault rule injects it (partner-sim control API), so clients can test their back-off. */
+        /** @description Rate limit exceeded. The live service documents 10 requests per minute per client id on the token endpoint and 60 on the transcription API, submitting and polling together (the simulator enforces both with `--live-rate-limits`; off by default). Any operation can answer 429 when a fault rule injects it (partner-sim control API), so clients can test their back-off. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1154,7 +1143,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description Bad or missing client credentials (`{"detail": "CLIENT_NOT_FOUND"}`, live notes "Error bodies"). */
+            /** @description Bad or missing client credentials (`{"detail": "CLIENT_NOT_FOUND"}`, the body the live service answers). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1307,7 +1296,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description Unknown device (serial number never signed). Bare 404, no body (seed spec §4.3, §7). */
+            /** @description Unknown device (serial number never signed). Bare 404, no body. */
             404: {
                 headers: {
                     [name: string]: unknown;

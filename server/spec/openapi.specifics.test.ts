@@ -51,6 +51,13 @@ describe('openapi.yaml specifics', () => {
     expect(validate({ bind_history: [] })).toBe(false);
   });
 
+  it('speaks to partner developers: no citations of files they do not have (sources live in docs/fidelity.md)', () => {
+    const text = JSON.stringify(doc);
+    for (const cite of [/seed spec/i, /live notes/i, /§\s*\d/, /service-spec\.md/, /live-service-notes/]) {
+      expect(text, String(cite)).not.toMatch(cite);
+    }
+  });
+
   it('answers an unknown device with a bare 404 and documents version 0.0.1', () => {
     const op = ops.get('getDeviceBinding')!.op;
     const r404 = (op.responses as Json)['404'] as Json;

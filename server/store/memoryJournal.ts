@@ -1,9 +1,11 @@
 import { Ring } from './ring.js';
 import {
   type DeferredEntry,
+  type JournalCount,
   type JournalEntry,
   type JournalLog,
   type JournalQuery,
+  pathMatches,
   unverifiedRing,
 } from './store.js';
 
@@ -56,30 +58,55 @@ export class Journal implements JournalLog {
     return id;
   }
 
+  /**
+   * An app's own ring, plus requests that only claimed its id (its unverified ring, and the
+   * no-app ring's claims made before it existed); else every ring.
+   */
+  private ringsFor(q: JournalQuery): Ring<Slot>[] {
+    return q.clientId === undefined
+      ? [...this.rings.values()]
+      : [q.clientId, unverifiedRing(q.clientId), NO_APP]
+          .map((k) => this.rings.get(k))
+          .filter((r) => r !== undefined);
+  }
+
+  async count(q: JournalQuery): Promise<JournalCount> {
+    let count = 0;
+    let complete = true;
+    for (const ring of this.ringsFor(q)) {
+      let oldest: Slot | undefined;
+      for (const slot of ring.newestFirst()) {
+        oldest = slot;
+        if (matches(slot, q)) count++;
+      }
+      // A full ring may have dropped matches, unless its oldest entry predates `since`.
+      const full = ring.length >= this.capacity;
+      if (full && !(q.sinceMs !== undefined && oldest && oldest.timeMs < q.sinceMs)) complete = false;
+    }
+    return { count, complete };
+  }
+
   async list(q: JournalQuery = {}): Promise<JournalEntry[]> {
     const limit = q.limit ?? 100;
-    // An app's own ring, plus requests that only claimed its id (its unverified ring, and the
-    // no-app ring's claims made before it existed); else every ring.
-    const rings =
-      q.clientId === undefined
-        ? [...this.rings.values()]
-        : [q.clientId, unverifiedRing(q.clientId), NO_APP]
-            .map((k) => this.rings.get(k))
-            .filter((r) => r !== undefined);
-    const picked: Slot[] = [];
+    const rings = this.ringsFor(q);
+    // One app's listing (`--journal-size`, "kept per app") shows only the newest `capacity` of its merged rings (own, unverified, no-app strays), on
+    // every page: they are picked before the cursor (`beforeSeq`) applies.
+    const perApp = q.clientId !== undefined;
+    const upTo = perApp ? this.capacity : limit;
+    const filter = perApp ? { ...q, beforeSeq: undefined } : q;
+    let picked: Slot[] = [];
     for (const ring of rings) {
       let taken = 0;
       for (const slot of ring.newestFirst()) {
-        if (taken >= limit) break;
-        if (!matches(slot, q)) continue;
+        if (taken >= upTo) break;
+        if (!matches(slot, filter)) continue;
         picked.push(slot);
         taken++;
       }
     }
-    return picked
-      .sort((a, b) => b.seq - a.seq)
-      .slice(0, limit)
-      .map(built);
+    picked = picked.sort((a, b) => b.seq - a.seq).slice(0, upTo);
+    if (perApp && q.beforeSeq !== undefined) picked = picked.filter((s) => s.seq < q.beforeSeq!);
+    return picked.slice(0, limit).map(built);
   }
 
   /** Drop every entry, or only those of one app. Ids keep counting: one id, one request per run. */
@@ -112,6 +139,8 @@ function matches(slot: Slot, q: JournalQuery): boolean {
   if (q.clientId !== undefined && e.client_id !== q.clientId) return false;
   if (q.unverified !== undefined && (e.unverified === true) !== q.unverified) return false;
   if (q.sinceMs !== undefined && slot.timeMs < q.sinceMs) return false;
+  if (q.method !== undefined && e.method !== q.method) return false;
+  if (q.path !== undefined && !pathMatches('build' in e ? e.rawPath : e.path, q.path)) return false;
   if (q.beforeSeq !== undefined && slot.seq >= q.beforeSeq) return false;
   return true;
 }

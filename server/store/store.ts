@@ -64,9 +64,27 @@ export interface JournalQuery {
   clientId?: string | undefined;
   /** true: only unverified claims; false: only the rest; undefined: both. */
   unverified?: boolean | undefined;
+  /** HTTP method, exact. */
+  method?: string | undefined;
+  /** The path without its query string; a trailing `*` matches any path with that prefix. */
+  path?: string | undefined;
   limit?: number | undefined;
   /** Only entries older than the one with this number (`req_<n>`): the next page of a listing. */
   beforeSeq?: number | undefined;
+}
+
+/** A journal count (admin.openapi.yaml RequestCount). */
+export interface JournalCount {
+  count: number;
+  /** False when a ring looked at is full: older matches may be gone. */
+  complete: boolean;
+}
+
+/** Whether a recorded path (query string included or not) matches a JournalQuery `path`. */
+export function pathMatches(recorded: string, wanted: string): boolean {
+  const q = recorded.indexOf('?');
+  const path = q < 0 ? recorded : recorded.slice(0, q);
+  return wanted.endsWith('*') ? path.startsWith(wanted.slice(0, -1)) : path === wanted;
 }
 
 /**
@@ -83,7 +101,9 @@ export const unverifiedRing = (clientId: string): string => `unverified/${client
  * builds it at once, since it must write the finished, redacted entry.
  */
 export interface DeferredEntry
-  extends Pick<JournalEntry, 'operation' | 'status' | 'client_id' | 'unverified'> {
+  extends Pick<JournalEntry, 'operation' | 'status' | 'client_id' | 'unverified' | 'method'> {
+  /** The request's path as received (query string included), for the `path` filter. */
+  readonly rawPath: string;
   build(): Omit<JournalEntry, 'id'>;
 }
 
@@ -102,8 +122,14 @@ export interface JournalLog {
     timeMs: number,
     ring?: string,
   ): string | Promise<string>;
-  /** Entries matching every given filter, newest first (an app's ring plus its unverified strays). */
+  /**
+   * Entries matching every given filter, newest first (an app's ring plus its unverified
+   * strays). One app's listing never holds more than `capacity` entries over all its pages
+   * (`--journal-size` is "entries kept per app"): the newest of its merged rings.
+   */
   list(q?: JournalQuery): Promise<JournalEntry[]>;
+  /** How many kept entries match every filter of `q` (its `limit` ignored), building none. */
+  count(q: JournalQuery): Promise<JournalCount>;
   /** Drop every entry, or one app's (its ring and its strays); resolves to how many went. */
   clear(clientId?: string): Promise<number>;
 }

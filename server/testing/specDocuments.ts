@@ -168,6 +168,7 @@ const ADMIN_OPS = [
   'clearFaults',
   'deleteFault',
   'listRequests',
+  'countRequests',
   'clearRequests',
   'getHealth',
   'getAdminSpec',

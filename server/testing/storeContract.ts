@@ -192,6 +192,29 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       expect(await j.list()).toEqual([]);
     });
 
+    it('counts entries by method, path, app, status and since, saying when a full ring may have dropped some', async () => {
+      const j = store.journal(3);
+      await j.clear();
+      const at = (method: string, path: string, status: number, client: string | null) => ({
+        ...entry('taskGet', status, client),
+        method,
+        path,
+      });
+      await j.add(at('POST', '/p/tasks/', 200, 'a'), 1000, 'a');
+      await j.add(at('POST', '/p/tasks/?x=1', 422, 'a'), 2000, 'a');
+      await j.add(at('GET', '/p/tasks/t1', 200, 'a'), 3000, 'a');
+      await j.add(at('POST', '/p/tasks/', 200, null), 4000);
+      expect(await j.count({ method: 'POST', path: '/p/tasks/' })).toEqual({ count: 3, complete: false });
+      expect((await j.count({ method: 'POST', path: '/p/tasks/', clientId: 'a' })).count).toBe(2);
+      expect((await j.count({ path: '/p/tasks/*', status: 200 })).count).toBe(3);
+      expect((await j.count({ path: '/p/tasks/*', sinceMs: 3000 })).count).toBe(2);
+      // The app's ring is full (3 of 3) but holds an entry older than `since`: nothing was lost.
+      expect(await j.count({ clientId: 'a', sinceMs: 2000 })).toEqual({ count: 2, complete: true });
+      await j.add(at('GET', '/p/tasks/t2', 200, 'a'), 5000, 'a');
+      expect(await j.count({ clientId: 'a', method: 'GET' })).toEqual({ count: 2, complete: false });
+      expect(await j.count({ clientId: 'nobody' })).toEqual({ count: 0, complete: true });
+    });
+
     it('keeps unverified claims on an app in a ring of their own, filtered on request', async () => {
       const j = store.journal(3);
       await j.clear();
@@ -199,7 +222,16 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       await j.add(entry('taskGet', 404, null), 1500);
       const claim = { ...entry('taskGet', 401, 'a'), unverified: true };
       for (let i = 0; i < 5; i++) await j.add(claim, 2000 + i, unverifiedRing('a'));
-      expect((await j.list({ clientId: 'a' })).map((e) => e.status)).toEqual([401, 401, 401, 200]);
+      // A per-app listing never shows more than the per-app size (issue 25: 1,001 of 1,000):
+      // the newest of its own and its claims; its own entry is still kept, listed below.
+      const perApp = await j.list({ clientId: 'a', limit: 100 });
+      expect(perApp.map((e) => e.status)).toEqual([401, 401, 401]);
+      // Nor over its pages: the page after the third entry is empty, not the older own one.
+      const third = Number(perApp[2]!.id.slice(4));
+      expect(await j.list({ clientId: 'a', beforeSeq: third })).toEqual([]);
+      expect(
+        await j.list({ clientId: 'a', limit: 2, beforeSeq: Number(perApp[0]!.id.slice(4)) }),
+      ).toHaveLength(2);
       expect((await j.list({ clientId: 'a', unverified: false })).map((e) => e.status)).toEqual([200]);
       expect(await j.list({ clientId: 'a', unverified: true })).toHaveLength(3);
       // Neither the app's own entry nor the no-app ring's was pushed out.

@@ -1,5 +1,6 @@
 import {
   type DeferredEntry,
+  type JournalCount,
   type JournalEntry,
   type JournalLog,
   type JournalQuery,
@@ -72,8 +73,13 @@ export class PgJournal implements JournalLog {
     );
   }
 
-  async list(q: JournalQuery = {}): Promise<JournalEntry[]> {
-    const limit = q.limit ?? 100;
+  /** The rings a query looks at and its filters, as SQL over each ring's newest `capacity` rows. */
+  private query(q: JournalQuery): {
+    rings: string;
+    where: string[];
+    args: unknown[];
+    arg: (v: unknown) => string;
+  } {
     const args: unknown[] = [this.capacity];
     const where: string[] = [];
     const arg = (v: unknown) => {
@@ -83,23 +89,62 @@ export class PgJournal implements JournalLog {
     if (q.operation !== undefined) where.push(`j.operation = ${arg(q.operation)}`);
     if (q.status !== undefined) where.push(`j.status = ${arg(q.status)}`);
     if (q.sinceMs !== undefined) where.push(`j.time_ms >= ${arg(q.sinceMs)}`);
-    if (q.beforeSeq !== undefined) where.push(`j.seq < ${arg(q.beforeSeq)}`);
     if (q.unverified !== undefined)
       where.push(`coalesce((j.entry->>'unverified')::boolean, false) = ${arg(q.unverified)}`);
+    if (q.method !== undefined) where.push(`j.entry->>'method' = ${arg(q.method)}`);
+    if (q.path !== undefined) {
+      const path = `split_part(j.entry->>'path', '?', 1)`;
+      where.push(
+        q.path.endsWith('*')
+          ? `starts_with(${path}, ${arg(q.path.slice(0, -1))})`
+          : `${path} = ${arg(q.path)}`,
+      );
+    }
     let rings = 'SELECT DISTINCT ring FROM journal';
     if (q.clientId !== undefined) {
       const c = arg(q.clientId);
       where.push(`j.client_id = ${c}`);
       rings = `SELECT DISTINCT unnest(ARRAY[${c}::text, ${arg(unverifiedRing(q.clientId))}::text, '${NO_APP}'])`;
     }
-    const r = await this.db.query<{ seq: string; entry: Omit<JournalEntry, 'id'> }>(
-      `SELECT j.seq, j.entry FROM (${rings}) AS rs(ring)
+    return { rings, where, args, arg };
+  }
+
+  async list(q: JournalQuery = {}): Promise<JournalEntry[]> {
+    const { rings, where, args, arg } = this.query(q);
+    const limit = q.limit ?? 100;
+    // One app's listing shows only the newest `capacity` of its merged rings, on every page:
+    // they are picked before the cursor (`beforeSeq`) applies.
+    const perApp = q.clientId !== undefined;
+    const before = q.beforeSeq === undefined ? undefined : arg(q.beforeSeq);
+    if (before && !perApp) where.push(`j.seq < ${before}`);
+    const picked = `SELECT j.seq, j.entry FROM (${rings}) AS rs(ring)
        CROSS JOIN LATERAL (SELECT * FROM journal WHERE journal.ring = rs.ring ORDER BY seq DESC LIMIT $1) j
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY j.seq DESC LIMIT ${arg(limit)}`,
+       ORDER BY j.seq DESC LIMIT ${perApp ? '$1' : arg(limit)}`;
+    const r = await this.db.query<{ seq: string; entry: Omit<JournalEntry, 'id'> }>(
+      perApp
+        ? `SELECT x.seq, x.entry FROM (${picked}) x ${before ? `WHERE x.seq < ${before}` : ''}
+           ORDER BY x.seq DESC LIMIT ${arg(limit)}`
+        : picked,
       args,
     );
     return r.rows.map((row) => ({ id: journalId(row.seq), ...row.entry }) as JournalEntry);
+  }
+
+  async count(q: JournalQuery): Promise<JournalCount> {
+    const { rings, where, args, arg } = this.query(q);
+    // Per ring: its matches, and whether it is full with nothing older than `since` kept.
+    const since = q.sinceMs === undefined ? 'false' : `min(j.time_ms) < ${arg(q.sinceMs)}`;
+    const r = await this.db.query<{ count: number; complete: boolean }>(
+      `SELECT coalesce(sum(n), 0)::int AS count, coalesce(bool_and(ok), true) AS complete FROM (
+         SELECT count(*) FILTER (WHERE ${where.length ? where.join(' AND ') : 'true'}) AS n,
+                count(*) < $1 OR ${since} AS ok
+         FROM (${rings}) AS rs(ring)
+         CROSS JOIN LATERAL (SELECT * FROM journal WHERE journal.ring = rs.ring ORDER BY seq DESC LIMIT $1) j
+         GROUP BY rs.ring) per_ring`,
+      args,
+    );
+    return r.rows[0]!;
   }
 
   async clear(clientId?: string): Promise<number> {

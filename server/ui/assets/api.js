@@ -145,6 +145,62 @@ export function fillOptions(select, values) {
   for (const v of values) select.append(el('option', { value: v }, v));
 }
 
+/** The poll's own trouble (the control API unreachable): one line under the header. */
 export function showError(e) {
   document.getElementById('error').textContent = e ? String(e.message ?? e) : '';
+}
+
+/** A refused call in words: status, code and message, each field a 422 named. */
+export function describeError(e) {
+  if (!(e instanceof ApiError)) return String(e?.message ?? e);
+  const b = e.body;
+  if (b && Array.isArray(b.detail))
+    return `Refused (${e.status}): ${b.detail.map((i) => `${(i.loc ?? []).join('.')}: ${i.msg}`).join('; ')}`;
+  if (b && typeof b === 'object') {
+    const code = b.detail ?? b.code ?? '';
+    return `Refused (${e.status}${code ? ` ${code}` : ''})${b.message ? `: ${b.message}` : ''}`;
+  }
+  return `Refused (${e.status})${b ? `: ${String(b).slice(0, 300)}` : ''}`;
+}
+
+const notices = new WeakMap();
+
+/**
+ * Say how an action went right beside what caused it (after `anchor`): an error stays until
+ * dismissed or until the next result of that action replaces it; polling never erases it.
+ */
+export function notify(anchor, kind, text) {
+  let box = notices.get(anchor);
+  if (!box) {
+    box = el('div', { class: 'notice' });
+    notices.set(anchor, box);
+    anchor.after(box);
+  }
+  box.className = `notice notice-${kind}`;
+  box.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+  box.replaceChildren(
+    el('span', {}, text),
+    el(
+      'button',
+      { type: 'button', class: 'dismiss', onclick: () => box.remove() || notices.delete(anchor) },
+      'Dismiss',
+    ),
+  );
+}
+
+/**
+ * Run one dashboard action: its success message (what `work` resolves to, if anything) or its
+ * error shown beside `anchor`.
+ */
+export async function act(anchor, work) {
+  try {
+    const done = await work();
+    if (done) notify(anchor, 'ok', done);
+    else {
+      notices.get(anchor)?.remove();
+      notices.delete(anchor);
+    }
+  } catch (e) {
+    notify(anchor, 'error', describeError(e));
+  }
 }

@@ -1,9 +1,22 @@
-import { admin, el, render, state } from './api.js';
+import { act, admin, el, render, state } from './api.js';
 import { Pager } from './pager.js';
 
 // Apps: list, create (credentials shown once), delete, and choose the app in view.
 
 let pager;
+
+// The app's quirk switches in words (server/admin.openapi.yaml PartnerApp).
+const RESULTS = {
+  both: 'Results: contract and live fields',
+  spec: 'Results: contract fields only',
+  live: 'Results: live fields only',
+};
+const quirks = (a) => [
+  a.result_shape ? RESULTS[a.result_shape] : 'Results: the simulator default (--result-shape)',
+  a.error_shape === 'live' ? 'Errors as {code, message}' : 'Errors as {detail, message}',
+  a.etag_quotes === 'strip' ? 'Part ETag without quotes' : 'Part ETag quoted, as S3',
+  a.strict_params ? 'Unknown params refused (422)' : 'Unknown params ignored, with a warning',
+];
 
 export async function refreshApps() {
   state.apps = await pager.fetch('/apps');
@@ -18,7 +31,7 @@ export async function refreshApps() {
           { class: a.client_id === state.scope ? 'chosen' : undefined },
           el('td', {}, el('code', {}, a.client_id)),
           el('td', {}, a.region),
-          el('td', {}, [a.result_shape, a.error_shape, a.etag_quotes].filter(Boolean).join(', ')),
+          el('td', {}, el('ul', { class: 'plain quirks' }, ...quirks(a).map((q) => el('li', {}, q)))),
           el(
             'td',
             {},
@@ -70,39 +83,47 @@ export function setupApps(refreshAll) {
     if (use) return choose(use.dataset.use);
     const del = ev.target.closest('[data-delete-app]');
     if (del && confirm(`Delete ${del.dataset.deleteApp} and everything it owns?`)) {
-      await admin(`/apps/${encodeURIComponent(del.dataset.deleteApp)}`, { method: 'DELETE' });
-      state.known.delete(del.dataset.deleteApp);
-      if (state.scope === del.dataset.deleteApp) choose('');
-      else refreshAll();
+      const id = del.dataset.deleteApp;
+      await act(document.getElementById('apps-body').closest('table'), async () => {
+        await admin(`/apps/${encodeURIComponent(id)}`, { method: 'DELETE' });
+        state.known.delete(id);
+        if (state.scope === id) choose('');
+        else refreshAll();
+        return `Deleted app ${id}.`;
+      });
     }
   });
-  document.getElementById('app-form').addEventListener('submit', async (ev) => {
+  document.getElementById('app-form').addEventListener('submit', (ev) => {
     ev.preventDefault();
-    const form = new FormData(ev.target);
-    const body = { region: form.get('region') };
-    if (form.get('client_id')) body.client_id = form.get('client_id');
-    const app = await admin('/apps', { method: 'POST', json: body });
-    ev.target.reset();
-    // The credentials are shown this once; the tables never show secrets.
-    document
-      .getElementById('app-created')
-      .replaceChildren(
-        el(
-          'p',
-          {},
-          `Created ${app.client_id} (${app.region}). Copy its credentials now; they are not shown again.`,
-        ),
-        el(
-          'dl',
-          { class: 'creds' },
-          el('dt', {}, 'client_id'),
-          el('dd', {}, el('code', {}, app.client_id)),
-          el('dt', {}, 'secret_key'),
-          el('dd', {}, el('code', {}, app.secret_key)),
-          el('dt', {}, 'api_key'),
-          el('dd', {}, el('code', {}, app.api_key)),
-        ),
-      );
-    refreshAll();
+    act(ev.target, () => createApp(ev, refreshAll));
   });
+}
+
+async function createApp(ev, refreshAll) {
+  const form = new FormData(ev.target);
+  const body = { region: form.get('region') };
+  if (form.get('client_id')) body.client_id = form.get('client_id');
+  const app = await admin('/apps', { method: 'POST', json: body });
+  ev.target.reset();
+  // The credentials are shown this once; the tables never show secrets.
+  document
+    .getElementById('app-created')
+    .replaceChildren(
+      el(
+        'p',
+        {},
+        `Created ${app.client_id} (${app.region}). Copy its credentials now; they are not shown again.`,
+      ),
+      el(
+        'dl',
+        { class: 'creds' },
+        el('dt', {}, 'client_id'),
+        el('dd', {}, el('code', {}, app.client_id)),
+        el('dt', {}, 'secret_key'),
+        el('dd', {}, el('code', {}, app.secret_key)),
+        el('dt', {}, 'api_key'),
+        el('dd', {}, el('code', {}, app.api_key)),
+      ),
+    );
+  refreshAll();
 }

@@ -1,4 +1,4 @@
-import { admin, el, render, scoped, state } from './api.js';
+import { act, admin, el, render, scoped, state } from './api.js';
 
 // The clock: instance-wide and the app in view; advance, freeze, thaw.
 
@@ -21,11 +21,12 @@ export async function refreshClock() {
 
 export function setupClock(refreshAll) {
   const form = document.getElementById('clock-form');
-  const change = async (body) => {
-    const target = document.getElementById('clock-target').value;
-    await admin('/clock', { method: 'POST', json: target ? { ...body, client_id: target } : body });
-    refreshAll();
-  };
+  const change = (body) =>
+    act(form, async () => {
+      const target = document.getElementById('clock-target').value;
+      await admin('/clock', { method: 'POST', json: target ? { ...body, client_id: target } : body });
+      refreshAll();
+    });
   form.addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-advance], button[data-freeze]');
     if (!b) return;

@@ -1,4 +1,4 @@
-import { adminToken, showError, state } from './api.js';
+import { adminToken, notify, showError, state } from './api.js';
 import { refreshApps, setupApps } from './apps.js';
 import { refreshClock, setupClock } from './clock.js';
 import { refreshDevices, setupDevices } from './devices.js';
@@ -51,14 +51,24 @@ async function refreshAll() {
   }
 }
 
+let tokenTried = false;
+
 function askToken() {
   document.getElementById('token-panel').hidden = false;
   live.textContent = 'Waiting for the admin token.';
+  // A token was given and the control API still answers 401: say so, beside the form.
+  if (tokenTried)
+    notify(
+      document.getElementById('token-form'),
+      'error',
+      'The control API refused this admin token (401): enter the value the simulator was started with (--admin-token).',
+    );
   document.getElementById('admin-token').focus();
 }
 
 document.getElementById('token-form').addEventListener('submit', (ev) => {
   ev.preventDefault();
+  tokenTried = true;
   adminToken.set(new FormData(ev.target).get('token'));
   state.needToken = false;
   document.getElementById('token-panel').hidden = true;

@@ -1,4 +1,4 @@
-import { admin, asUser, el, render, showError } from './api.js';
+import { act, admin, asUser, el, render } from './api.js';
 import { Pager } from './pager.js';
 
 // Devices: binding state, de-duplicated history, the recovery plan of the reference helper
@@ -86,48 +86,61 @@ export function setupDevices(refreshAll) {
   pager = new Pager('devices', 'devices', refreshAll);
   const form = document.getElementById('device-form');
   const sn = () => form.elements.sn.value.trim();
-  form.addEventListener('submit', async (ev) => {
+  form.addEventListener('submit', (ev) => {
     ev.preventDefault();
-    const history = form.elements.history.value
-      .split('\n')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const body = { is_bind: JSON.parse(form.elements.is_bind.value) };
-    if (body.is_bind !== null || history.length) body.bind_history = history;
-    await admin(`/devices/${encodeURIComponent(sn())}`, { method: 'PUT', json: body });
-    chosen = sn();
-    refreshAll();
+    act(form, async () => {
+      const history = form.elements.history.value
+        .split('\n')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const body = { is_bind: JSON.parse(form.elements.is_bind.value) };
+      if (body.is_bind !== null || history.length) body.bind_history = history;
+      const d = await admin(`/devices/${encodeURIComponent(sn())}`, { method: 'PUT', json: body });
+      chosen = d.sn;
+      refreshAll();
+      return `Put ${d.sn}: is_bind ${d.is_bind}, ${d.bind_history.length} bind events.`;
+    });
   });
   document.getElementById('devices-body').addEventListener('click', async (ev) => {
     const b = ev.target.closest('[data-choose]');
     if (b) choose(await admin(`/devices/${encodeURIComponent(b.dataset.choose)}`));
   });
   const actions = document.getElementById('device-actions');
-  actions.addEventListener('click', async (ev) => {
+  actions.addEventListener('click', (ev) => {
     const b = ev.target.closest('[data-device]');
-    if (!b) return;
-    const serial = sn();
-    if (!serial) return showError('Enter a serial number first.');
-    const ref = { type: typeOf(serial), sn: serial };
-    const path = `/devices/${encodeURIComponent(serial)}`;
-    const act = b.dataset.device;
-    if (act === 'delete') await admin(path, { method: 'DELETE' });
-    else if (act === 'append') {
-      const d = await admin(path);
-      const sub = actions.elements.sub.value.trim();
-      if (!sub) return showError('Enter the account (sub) of the bind event.');
-      const body = { is_bind: d.is_bind ?? false, bind_history: [sub, ...d.bind_history] };
-      if (d.is_bind && d.owner) body.owner = d.owner;
-      await admin(path, { method: 'PUT', json: body });
-    } else {
-      const op = {
-        sign: '/open/partner/sdk/sn-sign',
-        bind: '/open/partner/sdk/bind',
-        unbind: '/open/partner/sdk/unbind',
-      };
-      await asUser(actions.elements.user_id.value.trim(), 'POST', op[act], ref);
-    }
-    chosen = act === 'delete' ? '' : serial;
-    refreshAll();
+    if (b) act(actions, () => deviceAction(b.dataset.device, sn(), actions, refreshAll));
   });
+}
+
+const OPS = {
+  sign: '/open/partner/sdk/sn-sign',
+  bind: '/open/partner/sdk/bind',
+  unbind: '/open/partner/sdk/unbind',
+};
+
+/** One button of "Act on the serial above"; resolves to what happened, in words. */
+async function deviceAction(action, serial, actions, refreshAll) {
+  if (!serial) throw new Error('Enter a serial number first (Serial number, in "Put a device state").');
+  const path = `/devices/${encodeURIComponent(serial)}`;
+  let done;
+  if (action === 'delete') {
+    await admin(path, { method: 'DELETE' });
+    done = `Deleted ${serial}.`;
+  } else if (action === 'append') {
+    const sub = actions.elements.sub.value.trim();
+    if (!sub) throw new Error('Enter the account (sub) of the bind event first.');
+    const d = await admin(path);
+    const body = { is_bind: d.is_bind ?? false, bind_history: [sub, ...d.bind_history] };
+    if (d.is_bind && d.owner) body.owner = d.owner;
+    await admin(path, { method: 'PUT', json: body });
+    done = `Appended a bind event by ${sub} to ${serial}.`;
+  } else {
+    const user = actions.elements.user_id.value.trim();
+    const d = await asUser(user, 'POST', OPS[action], { type: typeOf(serial), sn: serial });
+    const verb = { sign: 'Signed', bind: 'Bound', unbind: 'Unbound' }[action];
+    done = `${verb} ${d.sn ?? serial} as user ${user}: is_bind is now ${d.is_bind}.`;
+  }
+  chosen = action === 'delete' ? '' : serial;
+  refreshAll();
+  return done;
 }

@@ -1,4 +1,4 @@
-import { admin, config, el, fillOptions, render, scope, state } from './api.js';
+import { act, admin, config, el, fillOptions, render, scope, state } from './api.js';
 import { Pager } from './pager.js';
 
 let pager;
@@ -29,7 +29,16 @@ export async function refreshFaults() {
         el('td', {}, effect(f)),
         el('td', {}, f.match ? JSON.stringify(f.match) : 'every request'),
         el('td', {}, `${f.hits} / ${f.remaining ?? '∞'}`),
-        el('td', {}, el('button', { type: 'button', 'data-remove': f.id }, `Remove ${f.id}`)),
+        el(
+          'td',
+          {},
+          el(
+            'button',
+            { type: 'button', 'data-remove': f.id },
+            'Remove',
+            el('span', { class: 'sr-only' }, ` ${f.id}`),
+          ),
+        ),
       ),
     ),
   );
@@ -45,24 +54,36 @@ export function setupFaults(refreshAll) {
   fillOptions(document.getElementById('fault-outcome'), config.outcomes);
   fillOptions(document.getElementById('journal-op'), config.operations);
   const form = document.getElementById('fault-form');
-  form.addEventListener('submit', async (ev) => {
+  form.addEventListener('submit', (ev) => {
     ev.preventDefault();
-    const rule = {};
-    for (const [k, v] of new FormData(form)) {
-      if (v === '') continue;
-      if (NUMBERS.includes(k)) rule[k] = Number(v);
-      else if (k === 'body') rule.body = JSON.parse(v);
-      else rule[k] = v;
-    }
-    if (state.scope) rule.match = { client_id: state.scope };
-    await admin('/faults', { method: 'POST', json: rule });
-    form.reset();
-    refreshAll();
+    act(form, async () => {
+      const rule = {};
+      for (const [k, v] of new FormData(form)) {
+        if (v === '') continue;
+        if (NUMBERS.includes(k)) rule[k] = Number(v);
+        else if (k === 'body') {
+          try {
+            rule.body = JSON.parse(v);
+          } catch {
+            throw new Error('Answer body (JSON) is not valid JSON.');
+          }
+        } else rule[k] = v;
+      }
+      if (state.scope) rule.match = { client_id: state.scope };
+      const f = await admin('/faults', { method: 'POST', json: rule });
+      form.reset();
+      refreshAll();
+      return `Added fault rule ${f.id} on ${f.operation}.`;
+    });
   });
-  document.getElementById('faults-body').addEventListener('click', async (ev) => {
+  const body = document.getElementById('faults-body');
+  body.addEventListener('click', (ev) => {
     const b = ev.target.closest('[data-remove]');
     if (!b) return;
-    await admin(`/faults/${encodeURIComponent(b.dataset.remove)}`, { method: 'DELETE' });
-    refreshAll();
+    act(body.closest('table'), async () => {
+      await admin(`/faults/${encodeURIComponent(b.dataset.remove)}`, { method: 'DELETE' });
+      refreshAll();
+      return `Removed fault rule ${b.dataset.remove}.`;
+    });
   });
 }

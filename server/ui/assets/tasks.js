@@ -1,7 +1,9 @@
-import { admin, asApp, config, el, fillOptions, render, scope } from './api.js';
+import { act, admin, asApp, config, el, fillOptions, render, scope } from './api.js';
 import { Pager } from './pager.js';
 
 const pagers = {};
+/** The task whose result is shown: followed at every poll, so a forced status shows. */
+let viewing;
 
 // Uploads and files, transcription tasks (timeline, forcing, result), attached transcripts.
 
@@ -95,7 +97,12 @@ export async function refreshTasks() {
         el(
           'td',
           {},
-          el('button', { type: 'button', 'data-force': t.transcription_id }, `Force ${t.transcription_id}`),
+          el(
+            'button',
+            { type: 'button', 'data-force': t.transcription_id },
+            'Force',
+            el('span', { class: 'sr-only' }, ` ${t.transcription_id}`),
+          ),
           el(
             'button',
             { type: 'button', 'data-result': t.transcription_id, 'data-app': t.client_id },
@@ -105,6 +112,31 @@ export async function refreshTasks() {
       ),
     ),
   );
+  await refreshResult();
+}
+
+/** The result of the task in view, as its app polls it (a task gone shows why). */
+async function refreshResult() {
+  if (!viewing) return;
+  const { id, app } = viewing;
+  let task;
+  try {
+    task = await asApp(app, `/open/partner/ai/transcriptions/${encodeURIComponent(id)}`);
+  } catch (e) {
+    task = { status: e.status === 404 ? 'gone (404)' : `unreadable (${e.message})` };
+  }
+  render(document.getElementById('result'), task, () => {
+    // Seed shape: data.segments; live shape: data.results (speaker_id). Either is shown.
+    const result = task.data ?? {};
+    const segs = result.segments ?? result.results ?? [];
+    return [
+      el('h3', {}, `Result of ${id}: ${task.status}`),
+      task.message ? el('p', {}, `Message: ${task.message}`) : '',
+      segs.length
+        ? segments('Segments', segs, true)
+        : el('pre', { tabindex: '0' }, JSON.stringify(task, null, 2)),
+    ];
+  });
 }
 
 export async function refreshTranscripts() {
@@ -134,13 +166,16 @@ export function setupTasks(refreshAll) {
   pagers.transcripts = new Pager('transcripts', 'transcripts', refreshAll);
   fillOptions(document.getElementById('force-status'), config.statuses);
   const form = document.getElementById('force-form');
-  form.addEventListener('submit', async (ev) => {
+  form.addEventListener('submit', (ev) => {
     ev.preventDefault();
-    const f = new FormData(form);
-    const body = { status: f.get('status') };
-    if (f.get('message')) body.message = f.get('message');
-    await admin(`/transcriptions/${encodeURIComponent(f.get('id'))}`, { method: 'PUT', json: body });
-    refreshAll();
+    act(form, async () => {
+      const f = new FormData(form);
+      const body = { status: f.get('status') };
+      if (f.get('message')) body.message = f.get('message');
+      await admin(`/transcriptions/${encodeURIComponent(f.get('id'))}`, { method: 'PUT', json: body });
+      refreshAll();
+      return `Task ${f.get('id')} forced to ${body.status}.`;
+    });
   });
   document.getElementById('tasks-body').addEventListener('click', async (ev) => {
     const force = ev.target.closest('[data-force]');
@@ -151,20 +186,7 @@ export function setupTasks(refreshAll) {
     }
     const view = ev.target.closest('[data-result]');
     if (!view) return;
-    const task = await asApp(
-      view.dataset.app,
-      `/open/partner/ai/transcriptions/${encodeURIComponent(view.dataset.result)}`,
-    );
-    // Seed shape: data.segments; live shape: data.results (speaker_id). Either is shown.
-    const result = task.data ?? {};
-    const segs = result.segments ?? result.results ?? [];
-    document
-      .getElementById('result')
-      .replaceChildren(
-        el('h3', {}, `Result of ${view.dataset.result}: ${task.status}`),
-        segs.length
-          ? segments('Segments', segs, true)
-          : el('pre', { tabindex: '0' }, JSON.stringify(task, null, 2)),
-      );
+    viewing = { id: view.dataset.result, app: view.dataset.app };
+    act(document.getElementById('tasks-body').closest('table'), refreshResult);
   });
 }
