@@ -13,7 +13,7 @@ import { average, describeRound, type Round, round } from './loadRounds.js';
  */
 export const requestLogLineBenchmark: Benchmark = {
   name: 'per-request log line',
-  target: 'binding GET with the terminal line: >= 0.6x requests/s of no line',
+  target: 'binding GET with the terminal line: >= 0.8x requests/s of no line',
   async run({ quick, flags }) {
     const durationMs = Number(flags['duration-ms'] ?? (quick ? 2000 : 5000));
     const rounds = Number(flags.rounds ?? (quick ? 1 : 2));
@@ -38,12 +38,12 @@ export const requestLogLineBenchmark: Benchmark = {
       const [w, wo] = [average(with_), average(without)];
       const ratio = w.rps / wo.rps;
       return {
-        ok: ratio >= 0.6,
+        ok: ratio >= 0.8,
         lines: [
           `${connections} connections, ${rounds} x ${durationMs / 1000} s each, alternating; stdout to /dev/null`,
           describeRound('no per-request line (JSON logs):', wo),
           describeRound('terminal line (pretty logs):    ', w),
-          `ratio: ${fmt(ratio, 2)}x requests/s with the line (target >= 0.6), CPU ${fmt(w.cpuUs - wo.cpuUs)} us/req more`,
+          `ratio: ${fmt(ratio, 2)}x requests/s with the line (target >= 0.8), CPU ${fmt(w.cpuUs - wo.cpuUs)} us/req more`,
         ],
       };
     } finally {

@@ -46,7 +46,9 @@ describe('log format', () => {
   it('writes a readable line as pino-pretty shows a message, colours on a terminal only', () => {
     const plain = capture(false);
     lineWriter(plain)('info', 'GET /x 200 1ms');
-    expect(plain.lines).toEqual([expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/x 200 1ms\n$/)]);
+    expect(plain.lines).toEqual([
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/x 200 1ms\n$/),
+    ]);
     const tty = capture(true);
     lineWriter(tty)('info', 'GET /x 200 1ms');
     expect(tty.lines[0]).toContain('\x1b[32mINFO');
