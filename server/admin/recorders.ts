@@ -1,9 +1,10 @@
 import { arrange } from '../domain/arrangements.js';
 import type { Handlers } from '../http/types.js';
+import { idPageReply, pageQueryOf } from './paging.js';
 
 /** Control API over the device side of recorders: arrange a case, recordings, record presses. */
 export const recorderAdminHandlers = {
-  listRecorders: async ({ services }) => ({ status: 200, body: await services.recorders.list() }),
+  listRecorders: async (ctx) => idPageReply(ctx, await ctx.services.recorders.page(pageQueryOf(ctx.query))),
 
   getRecorder: async ({ params, services }) => ({
     status: 200,

@@ -5,6 +5,7 @@ import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
 import { fromRoot } from '../core/root.js';
 import type { components } from '../spec/admin-types.js';
+import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
 import { probeAudio } from '../transcription/audio.js';
 import { checkType, normalizeSerial } from './deviceModel.js';
@@ -55,8 +56,10 @@ export class RecorderRegistry {
     this.audio = store.collection<{ data: string }>('recorderAudio');
   }
 
-  async list(): Promise<RecorderView[]> {
-    return (await this.recorders.list()).sort((a, b) => (a.sn < b.sn ? -1 : 1)).map(recorderViewOf);
+  /** One page of the recorders in serial order (the control API's listing). */
+  async page(q: PageQuery): Promise<Page<RecorderView>> {
+    const page = await recordPage(this.recorders, (r) => r.sn, q);
+    return { ...page, items: page.items.map(recorderViewOf) };
   }
 
   /** Recorders a scan can see: advertising ones. */
