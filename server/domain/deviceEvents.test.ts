@@ -91,6 +91,13 @@ async function nth(w: World, k: number) {
   };
 }
 
+/** Everything emitted so far sent: what the receiver got. */
+async function settled(w: World) {
+  await s.services.webhooks.tick();
+  await s.services.webhooks.idle();
+  return w.rc.got;
+}
+
 describe('device events', () => {
   it('sends device.connected when a handshake pairs and device.disconnected when it ends', async () => {
     const w = await world();
@@ -118,9 +125,7 @@ describe('device events', () => {
     });
     await on(w, 'POST', '/scan', {});
     expect((await on(w, 'POST', '/connect', { serialNumber: w.sn })).body.outcome).toBe('refused');
-    await s.services.webhooks.tick();
-    await s.services.webhooks.idle();
-    expect(w.rc.got).toHaveLength(4);
+    expect(await settled(w)).toHaveLength(4);
   });
 
   it('sends device.recording_completed when record stops, and device.synced when the phone exports it', async () => {
@@ -145,9 +150,7 @@ describe('device events', () => {
     });
     // The same recording exported again to the same phone is the same event: not sent twice.
     await on(w, 'GET', `/recordings/${sessionId}/audio`);
-    await s.services.webhooks.tick();
-    await s.services.webhooks.idle();
-    expect(w.rc.got).toHaveLength(3);
+    expect(await settled(w)).toHaveLength(3);
   });
 
   it('sends device.battery_low when the battery is set under 15 %, once per crossing', async () => {
@@ -164,9 +167,7 @@ describe('device events', () => {
     await battery(3);
     const second = await nth(w, 3);
     expect(second.data).toMatchObject({ battery: 3 });
-    await s.services.webhooks.tick();
-    await s.services.webhooks.idle();
-    expect(w.rc.got.map((g) => JSON.parse(g.body).event)).toEqual([
+    expect((await settled(w)).map((g) => JSON.parse(g.body).event)).toEqual([
       'device.connected',
       'device.battery_low',
       'device.battery_low',
