@@ -33,7 +33,13 @@ interface DeviceEvent {
   data: Record<string, unknown>;
 }
 
-type Pressed = { view: RecorderView; event?: Omit<DeviceEvent, 'phone'>; phone: string | null };
+type Pressed = {
+  view: RecorderView;
+  event?: Omit<DeviceEvent, 'phone'>;
+  phone: string | null;
+  /** The recording a stop finished. */
+  stopped?: RecordingRecord;
+};
 const iso = (ms: number): string => new Date(ms).toISOString();
 const audioKey = (sn: string, sessionId: number): string => `${sn}.${sessionId}`;
 
@@ -75,12 +81,16 @@ export class RecorderRegistry {
     return recorderViewOf(await this.must(sn));
   }
 
-  async put(rawSn: string, state: RecorderState): Promise<RecorderView> {
+  /** Set a recorder's state; also what it was before (a battery crossing is an event). */
+  async put(
+    rawSn: string,
+    state: RecorderState,
+  ): Promise<{ view: RecorderView; before: RecorderRecord | undefined }> {
     const sn = normalizeSerial(rawSn);
     const type = checkType(sn, undefined, ['path', 'type']);
     return this.recorders.update(sn, (prev) => {
       const next = withRange(recorderFrom(sn, type, state, this.random, prev));
-      return { next, result: recorderViewOf(next) };
+      return { next, result: { view: recorderViewOf(next), before: prev } };
     });
   }
 
@@ -236,7 +246,7 @@ export class RecorderRegistry {
       };
       const next = withRecording({ ...rec, recording: null }, r);
       const data = { sessionId: session_id, reason: 0, fileExist: true, fileSize: r.size };
-      return pressed(rec, next, 'recordStop', data);
+      return pressed(rec, next, 'recordStop', data, r);
     });
   }
 
@@ -253,8 +263,15 @@ function pressed(
   next: RecorderRecord,
   name: DeviceEvent['name'],
   data: DeviceEvent['data'],
+  stopped?: RecordingRecord,
 ) {
-  return { next, result: { view: recorderViewOf(next), event: { name, data }, phone: rec.connected_phone } };
+  const result: Pressed = {
+    view: recorderViewOf(next),
+    event: { name, data },
+    phone: rec.connected_phone,
+    ...(stopped ? { stopped } : {}),
+  };
+  return { next, result };
 }
 
 /** The indexed field scans look up (`findBy` compares text, so the boolean is mirrored). */

@@ -820,7 +820,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description An event name of the current docs. Legacy-scheme endpoints receive `transcription.completed` as `audio_transcribe.completed` (and `transcription.failed` as `audio_transcribe.failed`).
+         * @description An event name of the current docs. Legacy-scheme endpoints receive `transcription.completed` as `audio_transcribe.completed` (and `transcription.failed` as `audio_transcribe.failed`). The virtual recorders send the `device.*` events they have a cause for; `device.ota_completed` and `device.ota_failed` have none (no firmware update in the model) and arrive only as test events.
          * @enum {string}
          */
         WebhookEvent: "transcription.completed" | "transcription.failed" | "device.connected" | "device.disconnected" | "device.synced" | "device.recording_completed" | "device.battery_low" | "device.ota_completed" | "device.ota_failed";
