@@ -9,6 +9,7 @@ import type { LineWriter } from './core/logger.js';
 import type { Random } from './core/random.js';
 import { AppRegistry, type NewApp } from './domain/apps.js';
 import { Clocks } from './domain/clocks.js';
+import { DeviceEvents } from './domain/deviceEvents.js';
 import { DeviceRegistry } from './domain/devices.js';
 import type { Instance } from './domain/instance.js';
 import { PhoneRecordings } from './domain/phoneRecordings.js';
@@ -52,6 +53,8 @@ export interface Services {
   recorders: RecorderRegistry;
   phones: PhoneService;
   phoneRecordings: PhoneRecordings;
+  /** The `device.*` webhook events of recorders and phones. */
+  deviceEvents: DeviceEvents;
   /** Fake S3: upload sessions, parts, completed files; also the FileSource of DownloadUrls. */
   storage: StorageService;
   transcriptions: TranscriptionService;
@@ -159,8 +162,27 @@ export function createServices(deps: CoreDeps): Services {
     resetApp: async (clientId) => void (await journal.clear(clientId)),
   };
   const rateLimits = new RateLimiter(store, clockOf);
-  const phones = new PhoneService(store, random.fork('phones'), clockOf, tokens, recorders, devices);
-  const phoneRecordings = new PhoneRecordings(phones, recorders);
+  const deviceRandom = random.fork('deviceEvents');
+  const deviceEvents: DeviceEvents = new DeviceEvents(
+    { emit: (clientId, event, data, eventId) => webhooks.emit(clientId, event, data, eventId) },
+    {
+      // Phones are created below; only consulted when an event is emitted.
+      phoneApp: (id) => phones.appOf(id),
+      owner: async (sn) => (await devices.get(sn).catch(() => undefined))?.owner,
+    },
+    (e) => deps.logger.warn({ err: e }, 'device event not emitted'),
+    () => deviceRandom.hex(8),
+  );
+  const phones = new PhoneService(
+    store,
+    random.fork('phones'),
+    clockOf,
+    tokens,
+    recorders,
+    devices,
+    deviceEvents,
+  );
+  const phoneRecordings = new PhoneRecordings(phones, recorders, deviceEvents);
   return {
     deps,
     apps,
@@ -170,6 +192,7 @@ export function createServices(deps: CoreDeps): Services {
     recorders,
     phones,
     phoneRecordings,
+    deviceEvents,
     transcriptions,
     transcripts,
     storage,

@@ -1,4 +1,5 @@
 import type { Handlers } from '../http/types.js';
+import { cutPage } from '../store/recordPage.js';
 import type { JournalQuery } from '../store/store.js';
 
 /** The journal filters the list and count calls share (admin.openapi.yaml parameters). */
@@ -22,7 +23,7 @@ function journalQuery(query: {
   };
 }
 
-import { decodeCursor, encodeCursor, limitOf, nextLink } from './paging.js';
+import { afterSeqOf, decodeCursor, limitOf, pageReply, seqPageReply } from './paging.js';
 
 /** The number in a journal id (`req_000042`): every journal numbers its entries so. */
 const seqOf = (id: string): number => Number(id.slice(id.lastIndexOf('_') + 1));
@@ -31,17 +32,15 @@ const seqOf = (id: string): number => Number(id.slice(id.lastIndexOf('_') + 1));
 export const controlHandlers = {
   createFault: async ({ body, services }) => ({ status: 201, body: await services.faults.create(body) }),
 
-  listFaults: (ctx) => {
-    const { query, services } = ctx;
-    const at = decodeCursor<{ seq: number }>(query.cursor, (v) => Number.isSafeInteger(v.seq));
-    const page = services.faults.page({
-      clientId: query.client_id,
-      afterSeq: at?.seq,
-      limit: limitOf(query.limit),
-    });
-    const next = page.next === undefined ? undefined : encodeCursor({ seq: page.next });
-    return { status: 200, body: page.items, headers: nextLink(ctx, next) };
-  },
+  listFaults: (ctx) =>
+    seqPageReply(
+      ctx,
+      ctx.services.faults.page({
+        clientId: ctx.query.client_id,
+        afterSeq: afterSeqOf(ctx.query.cursor),
+        limit: limitOf(ctx.query.limit),
+      }),
+    ),
 
   clearFaults: async ({ query, services }) => {
     await services.faults.clear(query.client_id);
@@ -63,9 +62,8 @@ export const controlHandlers = {
       limit: limit + 1,
       beforeSeq: at?.before,
     });
-    const shown = entries.slice(0, limit);
-    const next = entries.length > limit ? encodeCursor({ before: seqOf(shown.at(-1)!.id) }) : undefined;
-    return { status: 200, body: shown, headers: nextLink(ctx, next) };
+    const page = cutPage(entries, limit, (e) => ({ before: seqOf(e.id) }));
+    return pageReply(ctx, page.items, page.next);
   },
 
   countRequests: async ({ query, services }) => ({

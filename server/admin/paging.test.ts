@@ -38,11 +38,26 @@ beforeAll(async () => {
       headers: keys,
       json: { file_url: `https://example.com/${i}.mp3` },
     });
+  for (const sn of ['881PAGE000001', '881PAGE000002', '882PAGE000003'])
+    await admin('PUT', `/recorders/${sn}`, {});
+  // Endpoints nobody listens on (loopback, refused) and a test event to each: the delivery log.
+  for (let i = 0; i < 3; i++) {
+    const ep = await admin('POST', `/apps/${DEMO_US.client_id}/webhooks`, {
+      url: `http://127.0.0.1:9/hook${i}`,
+    });
+    expect(ep.status).toBe(201);
+    await admin('POST', `/apps/${DEMO_US.client_id}/webhooks/${ep.body.id}/test`, {});
+  }
+  await sim.services.webhooks.tick();
+  await sim.services.webhooks.idle();
 });
 afterAll(() => sim?.stop());
 
 /** The operations of the control API that answer a listing: a GET whose 200 body is a list. */
 const listings = [...adminSpec().operations.values()].filter((op) => op.id.startsWith('list'));
+
+/** A listing's URL path: the app-scoped ones (webhooks) name the app holding the records. */
+const pathOf = (path: string) => path.replace('{client_id}', DEMO_US.client_id);
 
 /** A listing's records as one array (listUploads: sessions then files). */
 // biome-ignore lint/suspicious/noExplicitAny: control API answers are read as JSON
@@ -51,7 +66,7 @@ const records = (id: string, body: any): unknown[] =>
 
 async function walk(path: string, id: string, limit: number) {
   const pages: unknown[][] = [];
-  let url: string | undefined = `${sim.admin}${path}?limit=${limit}`;
+  let url: string | undefined = `${sim.admin}${pathOf(path)}?limit=${limit}`;
   while (url) {
     const r: { status: number; headers: Headers; body: unknown } = await http('GET', url);
     expect(r.status, url).toBe(200);
@@ -63,15 +78,18 @@ async function walk(path: string, id: string, limit: number) {
 }
 
 describe('every control API listing', () => {
-  it('is the seven listings, each declaring the shared Limit and Cursor and the next link', () => {
+  it('is the ten listings, each declaring the shared Limit and Cursor and the next link', () => {
     expect(listings.map((op) => op.id).sort()).toEqual([
       'listApps',
       'listDevices',
       'listFaults',
+      'listRecorders',
       'listRequests',
       'listTranscriptions',
       'listTranscripts',
       'listUploads',
+      'listWebhookDeliveries',
+      'listWebhookEndpoints',
     ]);
     for (const op of listings) {
       const refs = (op.operation.parameters ?? []).map((p) => (p as { $ref?: string }).$ref);
@@ -86,19 +104,22 @@ describe('every control API listing', () => {
   it.each(
     listings.map((op) => [op.id, op.path] as const),
   )('%s pages through everything once, limit at a time, following the Link header', async (id, path) => {
-    const whole = records(id, (await http('GET', `${sim.admin}${path}?limit=1000`)).body);
+    const whole = records(id, (await http('GET', `${sim.admin}${pathOf(path)}?limit=1000`)).body);
     expect(whole.length, id).toBeGreaterThan(2);
     const pages = await walk(path, id, 2);
     expect(pages.length).toBeGreaterThan(1);
     // listUploads pages sessions and files side by side: up to `limit` of each.
     for (const p of pages) expect(p.length).toBeLessThanOrEqual(id === 'listUploads' ? 4 : 2);
-    // Download URLs are signed afresh on each read: files and sessions compare by id.
+    // Download URLs are signed afresh on each read: files and sessions compare by id; so do
+    // deliveries, whose attempts may be added while the pages are read.
     const key = (r: unknown) =>
       id === 'listUploads'
         ? JSON.stringify(
             (r as { file_id: string; upload_id?: string }).upload_id ?? (r as { file_id: string }).file_id,
           )
-        : JSON.stringify(r);
+        : id === 'listWebhookDeliveries'
+          ? (r as { id: string }).id
+          : JSON.stringify(r);
     const seen = pages.flat().map(key);
     // The journal gains an entry per page read, so compare what the first listing held.
     if (id === 'listRequests') expect(seen).toEqual(expect.arrayContaining(whole.slice(0, 5).map(key)));
@@ -116,7 +137,7 @@ describe('every control API listing', () => {
       `cursor=${Buffer.from('{"x":1}').toString('base64url')}`,
       'limit=1001',
     ]) {
-      const r = await http('GET', `${sim.admin}${path}?${q}`);
+      const r = await http('GET', `${sim.admin}${pathOf(path)}?${q}`);
       expect(r.status, q).toBe(422);
       expect(r.body.detail[0].loc).toEqual(['query', q.split('=')[0]]);
     }
@@ -142,7 +163,8 @@ describe('every control API listing', () => {
         `^<${sim.admin}/transcriptions\\?client_id=${DEMO_US.client_id}&limit=1&cursor=[\\w-]+>; rel="next"$`,
       ),
     );
-    for (const op of listings) await http('GET', `${sim.admin}${op.path}?limit=2`);
+    for (const op of listings)
+      expect((await http('GET', `${sim.admin}${pathOf(op.path)}?limit=2`)).status).toBe(200);
     expect(scans).toBe(0);
   });
 });

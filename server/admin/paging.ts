@@ -66,8 +66,26 @@ export interface ListingRequest {
 
 /** The answer of an id-ordered listing page: its records, and the next link while more follow. */
 export function idPageReply<T>(ctx: ListingRequest, page: { items: T[]; next?: string }) {
-  const cursor = page.next === undefined ? undefined : encodeCursor({ after: page.next });
-  return { status: 200 as const, body: page.items, headers: nextLink(ctx, cursor) };
+  return pageReply(ctx, page.items, page.next === undefined ? undefined : { after: page.next });
+}
+
+/** A cursor of the listings in creation order (fault rules, webhook endpoints): the last number shown. */
+export const afterSeqOf = (raw: string | undefined): number | undefined =>
+  decodeCursor<{ seq: number }>(raw, (v) => Number.isSafeInteger(v.seq))?.seq;
+
+/** The answer of a creation-ordered listing page: its records, and the next link while more follow. */
+export function seqPageReply<T>(ctx: ListingRequest, page: { items: T[]; next?: number }) {
+  return pageReply(ctx, page.items, page.next === undefined ? undefined : { seq: page.next });
+}
+
+/** A listing page's answer: `items`, and a next link carrying `position` unless this is the last page. */
+export function pageReply<T>(
+  ctx: ListingRequest,
+  items: T[],
+  position: Record<string, string | number | null> | undefined,
+) {
+  const cursor = position === undefined ? undefined : encodeCursor(position);
+  return { status: 200 as const, body: items, headers: nextLink(ctx, cursor) };
 }
 
 /**

@@ -1,9 +1,18 @@
 import { arrange } from '../domain/arrangements.js';
+import { pressRecord, putRecorder } from '../domain/recorderControl.js';
 import type { Handlers } from '../http/types.js';
+import type { Services } from '../services.js';
+import { idPageReply, pageQueryOf } from './paging.js';
+
+const recorderDeps = (s: Services) => ({
+  recorders: s.recorders,
+  phones: s.phones,
+  events: s.deviceEvents,
+});
 
 /** Control API over the device side of recorders: arrange a case, recordings, record presses. */
 export const recorderAdminHandlers = {
-  listRecorders: async ({ services }) => ({ status: 200, body: await services.recorders.list() }),
+  listRecorders: async (ctx) => idPageReply(ctx, await ctx.services.recorders.page(pageQueryOf(ctx.query))),
 
   getRecorder: async ({ params, services }) => ({
     status: 200,
@@ -12,7 +21,7 @@ export const recorderAdminHandlers = {
 
   putRecorder: async ({ body, params, services }) => ({
     status: 200,
-    body: await services.recorders.put(params.sn, body),
+    body: await putRecorder(recorderDeps(services), params.sn, body),
   }),
 
   deleteRecorder: async ({ params, services }) => {
@@ -41,11 +50,10 @@ export const recorderAdminHandlers = {
     body: await services.recorders.addRecording(params.sn, body),
   }),
 
-  pressRecord: async ({ body, params, services }) => {
-    const { view, event, phone } = await services.recorders.press(params.sn, body);
-    if (event) await services.phones.deliver(phone, view.sn, event.name, event.data);
-    return { status: 200, body: view };
-  },
+  pressRecord: async ({ body, params, services }) => ({
+    status: 200,
+    body: await pressRecord(recorderDeps(services), params.sn, body),
+  }),
 
   deleteRecorderRecording: async ({ params, services }) => {
     await services.recorders.deleteRecording(params.sn, params.session_id);

@@ -1,6 +1,8 @@
 import { SimError } from '../core/errors.js';
 import type { Handlers } from '../http/types.js';
 import type { Services } from '../services.js';
+import type { DeliveryPosition } from '../webhooks/deliveries.js';
+import { afterSeqOf, decodeCursor, limitOf, pageReply, seqPageReply } from './paging.js';
 
 /** The app named by the path, or 404. */
 function app(services: Services, clientId: string): string {
@@ -11,10 +13,14 @@ function app(services: Services, clientId: string): string {
 
 /** Control API: webhook endpoints, the delivery log, redeliver and test events. */
 export const webhookAdminHandlers = {
-  listWebhookEndpoints: ({ params, services }) => ({
-    status: 200,
-    body: services.webhooks.endpoints.list(app(services, params.client_id)),
-  }),
+  listWebhookEndpoints: async (ctx) =>
+    seqPageReply(
+      ctx,
+      await ctx.services.webhooks.endpoints.page(app(ctx.services, ctx.params.client_id), {
+        afterSeq: afterSeqOf(ctx.query.cursor),
+        limit: limitOf(ctx.query.limit),
+      }),
+    ),
 
   createWebhookEndpoint: async ({ params, body, services }) => ({
     status: 201,
@@ -36,13 +42,19 @@ export const webhookAdminHandlers = {
     body: await services.webhooks.sendTest(app(services, params.client_id), params.endpoint_id, body?.event),
   }),
 
-  listWebhookDeliveries: async ({ params, query, services }) => ({
-    status: 200,
-    body: await services.webhooks.deliveries.list(app(services, params.client_id), {
+  listWebhookDeliveries: async (ctx) => {
+    const { params, query, services } = ctx;
+    const before = decodeCursor<DeliveryPosition>(
+      query.cursor,
+      (v) => Number.isSafeInteger(v.ms) && typeof v.id === 'string',
+    );
+    const page = await services.webhooks.deliveries.page(app(services, params.client_id), {
       event: query.event,
-      limit: query.limit,
-    }),
-  }),
+      before,
+      limit: limitOf(query.limit),
+    });
+    return pageReply(ctx, page.items, page.next);
+  },
 
   redeliverWebhook: async ({ params, services }) => ({
     status: 202,

@@ -3,6 +3,7 @@ import { toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
 import type { components } from '../spec/admin-types.js';
+import { cutPage } from '../store/recordPage.js';
 import type { MirroredCollection, Store } from '../store/store.js';
 import { FaultIndex } from './faultIndex.js';
 
@@ -107,8 +108,8 @@ export class FaultService {
         (q.clientId === undefined || r.match?.client_id === q.clientId) &&
         (q.afterSeq === undefined || r.seq > q.afterSeq),
     );
-    const items = rules.slice(0, q.limit);
-    return { items: items.map(publicView), ...(rules.length > q.limit ? { next: items.at(-1)!.seq } : {}) };
+    const page = cutPage(rules, q.limit, (r) => r.seq);
+    return { ...page, items: page.items.map(publicView) };
   }
 
   async delete(id: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { components } from '../spec/device-types.js';
+import type { DeviceEvents } from './deviceEvents.js';
 import type { PhoneService } from './phones.js';
 import { type AudioExport, type ExportFormat, exportAudio } from './recorderAudio.js';
 import { type RecorderRegistry, recordingNotFound } from './recorders.js';
@@ -13,10 +14,11 @@ export class PhoneRecordings {
   constructor(
     private readonly phones: PhoneService,
     private readonly recorders: RecorderRegistry,
+    private readonly events: DeviceEvents,
   ) {}
 
   async list(id: string, after = 0): Promise<Dev['FileList']> {
-    const rec = await this.phones.connectedRecorder(id);
+    const { rec } = await this.phones.connectedRecorder(id);
     const files = rec.recordings
       .filter((r) => r.session_id > after)
       .map((r) => ({
@@ -38,17 +40,17 @@ export class PhoneRecordings {
     format: ExportFormat,
     channels: number,
   ): Promise<AudioExport & { duration: number }> {
-    const rec = await this.phones.connectedRecorder(id);
+    const { phone, rec } = await this.phones.connectedRecorder(id);
     const r = rec.recordings.find((x) => x.session_id === sessionId);
     if (!r) throw recordingNotFound(rec.sn, sessionId);
-    return {
-      ...exportAudio(r, format, channels, await this.recorders.bytesOf(rec.sn, r)),
-      duration: r.duration_s,
-    };
+    const out = exportAudio(r, format, channels, await this.recorders.bytesOf(rec.sn, r));
+    // The model's sync: a recording's audio handed to the phone (a listing is not one).
+    await this.events.synced(phone, rec.sn, r);
+    return { ...out, duration: r.duration_s };
   }
 
   async remove(id: string, sessionId: number): Promise<void> {
-    const rec = await this.phones.connectedRecorder(id);
+    const { rec } = await this.phones.connectedRecorder(id);
     await this.recorders.deleteRecording(rec.sn, sessionId);
   }
 }

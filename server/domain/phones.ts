@@ -5,6 +5,7 @@ import type { Random } from '../core/random.js';
 import type { components } from '../spec/device-types.js';
 import type { Collection, Store } from '../store/store.js';
 import type { Region } from './apps.js';
+import type { DeviceEvents, DisconnectReason } from './deviceEvents.js';
 import type { DeviceRegistry } from './devices.js';
 import {
   type ConnectionRecord,
@@ -44,6 +45,7 @@ export class PhoneService implements Lifecycle {
     private readonly tokens: TokenService,
     private readonly recorders: RecorderRegistry,
     private readonly devices: DeviceRegistry,
+    private readonly events: DeviceEvents,
   ) {
     this.phones = store.collection<PhoneRecord>('phones');
   }
@@ -76,16 +78,21 @@ export class PhoneService implements Lifecycle {
   }
 
   /** The recorder this phone is connected to (409 NOT_CONNECTED otherwise), for the recordings calls. */
-  async connectedRecorder(id: string): Promise<RecorderRecord> {
+  async connectedRecorder(id: string): Promise<{ phone: PhoneRecord; rec: RecorderRecord }> {
     const p = await this.must(id);
     const c = requireConnected(p, this.now(p));
     const rec = await this.recorders.record(c.sn);
     if (!rec) throw SimError.conflict('NOT_CONNECTED', `Recorder ${c.sn} is gone; connect again.`);
-    return rec;
+    return { phone: p, rec };
+  }
+
+  /** The app of a phone, while it exists (the app a recorder's events go to). */
+  async appOf(id: string): Promise<string | undefined> {
+    return (await this.phones.get(id))?.client_id;
   }
 
   async remove(id: string): Promise<void> {
-    await this.disconnect(id);
+    await this.disconnect(id, 'phone_removed');
     await this.phones.delete(id);
   }
 
@@ -139,7 +146,7 @@ export class PhoneService implements Lifecycle {
       throw SimError.invalidField(['body'], 'Name the recorder by uuid or serialNumber', 'missing');
     const p = await this.must(id);
     const sn = this.resolve(p, req);
-    if (p.connection) await this.disconnect(id);
+    if (p.connection) await this.disconnect(id, 'reconnect');
     const token = req.pinned_id
       ? handshakeTokenOf(accountOfToken(req.pinned_id))
       : p.honour_device_token && req.deviceToken
@@ -167,7 +174,7 @@ export class PhoneService implements Lifecycle {
     // The SDK signs the serial during the handshake (sn-sign), so the cloud knows it from now on.
     if (reached.reason !== 'BLE_CONNECT_FAILED')
       await this.devices.sign({ sn, type: reached.rec.type }, 'body');
-    return this.phones.update(id, (cur) => {
+    const made = await this.phones.update(id, (cur) => {
       if (!cur) throw phoneNotFound(id);
       const now = this.now(cur);
       const base = {
@@ -189,25 +196,32 @@ export class PhoneService implements Lifecycle {
         { ...cur, connection: c },
         evs.map((e) => ({ at: now + e.after, name: e.name, data: e.data, tag: 'conn' as const })),
       );
-      return { next, result: connectionView(c, now) };
+      return { next, result: { view: connectionView(c, now), seq: next.seq, phone: next } };
     });
+    // The last bridge event of a paired handshake is its `bind`: the event's cause.
+    if (made.view.outcome === 'paired') await this.events.connected(made.phone, sn, made.seq);
+    return made.view;
   }
 
   /** Ends the connection (if any): pending handshake events dropped, `connectState` 0 now. */
-  async disconnect(id: string): Promise<PhoneView> {
-    const { view, sn } = await this.phones.update(id, (cur) => {
+  async disconnect(id: string, why: DisconnectReason = 'disconnect'): Promise<PhoneView> {
+    const { view, sn, next } = await this.phones.update(id, (cur) => {
       if (!cur) throw phoneNotFound(id);
       const now = this.now(cur);
-      if (!cur.connection) return { result: { view: phoneView(cur, now), sn: undefined } };
+      if (!cur.connection) return { result: { view: phoneView(cur, now), sn: undefined, next: cur } };
       const wasUp = cur.connection.outcome === 'paired';
       let next: PhoneRecord = { ...dropPending(cur, 'conn', now), connection: null };
       if (wasUp)
         next = schedule(next, [
           { at: now, name: 'connectState', data: { connected: false, failed: false, state: 0 } },
         ]);
-      return { next, result: { view: phoneView(next, now), sn: wasUp ? cur.connection.sn : undefined } };
+      const sn = wasUp ? cur.connection.sn : undefined;
+      return { next, result: { view: phoneView(next, now), sn, next } };
     });
-    if (sn) await this.releaseRecorder(sn, id);
+    if (sn) {
+      await this.releaseRecorder(sn, id);
+      await this.events.disconnected(next, sn, next.seq, why);
+    }
     return view;
   }
 
@@ -227,7 +241,7 @@ export class PhoneService implements Lifecycle {
       };
       return { next, result: { mac, deleted: wipe ? rec.recordings.length : 0 } };
     });
-    await this.phones.update(id, (cur) => {
+    const after = await this.phones.update(id, (cur) => {
       if (!cur) throw phoneNotFound(id);
       const now = this.now(cur);
       const { [c.sn]: _gone, ...seen } = cur.seen;
@@ -239,8 +253,9 @@ export class PhoneService implements Lifecycle {
           data: { connected: false, failed: false, state: 0 },
         },
       ]);
-      return { next, result: undefined };
+      return { next, result: next };
     });
+    await this.events.disconnected(after, c.sn, after.seq, 'depair');
     return { status: 0, sn: c.sn, uuid: uuidFor(p, mac), recordings_deleted: deleted };
   }
 
@@ -279,7 +294,7 @@ export class PhoneService implements Lifecycle {
   /** A recorder changed under its phone (arranged, forgotten): that phone is disconnected. */
   async detach(rec: Pick<RecorderRecord, 'connected_phone'> | undefined): Promise<void> {
     if (rec?.connected_phone && (await this.phones.get(rec.connected_phone)))
-      await this.disconnect(rec.connected_phone);
+      await this.disconnect(rec.connected_phone, 'recorder_changed');
   }
 
   async resetApp(clientId: string): Promise<void> {

@@ -5,6 +5,7 @@ import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
 import { fromRoot } from '../core/root.js';
 import type { components } from '../spec/admin-types.js';
+import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
 import { probeAudio } from '../transcription/audio.js';
 import { checkType, normalizeSerial } from './deviceModel.js';
@@ -32,7 +33,13 @@ interface DeviceEvent {
   data: Record<string, unknown>;
 }
 
-type Pressed = { view: RecorderView; event?: Omit<DeviceEvent, 'phone'>; phone: string | null };
+type Pressed = {
+  view: RecorderView;
+  event?: Omit<DeviceEvent, 'phone'>;
+  phone: string | null;
+  /** The recording a stop finished. */
+  stopped?: RecordingRecord;
+};
 const iso = (ms: number): string => new Date(ms).toISOString();
 const audioKey = (sn: string, sessionId: number): string => `${sn}.${sessionId}`;
 
@@ -55,8 +62,10 @@ export class RecorderRegistry {
     this.audio = store.collection<{ data: string }>('recorderAudio');
   }
 
-  async list(): Promise<RecorderView[]> {
-    return (await this.recorders.list()).sort((a, b) => (a.sn < b.sn ? -1 : 1)).map(recorderViewOf);
+  /** One page of the recorders in serial order (the control API's listing). */
+  async page(q: PageQuery): Promise<Page<RecorderView>> {
+    const page = await recordPage(this.recorders, (r) => r.sn, q);
+    return { ...page, items: page.items.map(recorderViewOf) };
   }
 
   /** Recorders a scan can see: advertising ones. */
@@ -72,12 +81,16 @@ export class RecorderRegistry {
     return recorderViewOf(await this.must(sn));
   }
 
-  async put(rawSn: string, state: RecorderState): Promise<RecorderView> {
+  /** Set a recorder's state; also what it was before (a battery crossing is an event). */
+  async put(
+    rawSn: string,
+    state: RecorderState,
+  ): Promise<{ view: RecorderView; before: RecorderRecord | undefined }> {
     const sn = normalizeSerial(rawSn);
     const type = checkType(sn, undefined, ['path', 'type']);
     return this.recorders.update(sn, (prev) => {
       const next = withRange(recorderFrom(sn, type, state, this.random, prev));
-      return { next, result: recorderViewOf(next) };
+      return { next, result: { view: recorderViewOf(next), before: prev } };
     });
   }
 
@@ -233,7 +246,7 @@ export class RecorderRegistry {
       };
       const next = withRecording({ ...rec, recording: null }, r);
       const data = { sessionId: session_id, reason: 0, fileExist: true, fileSize: r.size };
-      return pressed(rec, next, 'recordStop', data);
+      return pressed(rec, next, 'recordStop', data, r);
     });
   }
 
@@ -250,8 +263,15 @@ function pressed(
   next: RecorderRecord,
   name: DeviceEvent['name'],
   data: DeviceEvent['data'],
+  stopped?: RecordingRecord,
 ) {
-  return { next, result: { view: recorderViewOf(next), event: { name, data }, phone: rec.connected_phone } };
+  const result: Pressed = {
+    view: recorderViewOf(next),
+    event: { name, data },
+    phone: rec.connected_phone,
+    ...(stopped ? { stopped } : {}),
+  };
+  return { next, result };
 }
 
 /** The indexed field scans look up (`findBy` compares text, so the boolean is mirrored). */

@@ -63,6 +63,32 @@ describe('ControlClient', () => {
     expect(seen.slice(1).every((u) => new URL(u).searchParams.has('cursor'))).toBe(true);
   });
 
+  it('reads every page of an app-scoped listing, its app given as a path parameter', async () => {
+    const seen: string[] = [];
+    const control = new ControlClient(sim.admin, {
+      adminToken: 'control-client-test-token',
+      fetch: (url, init) => {
+        const u = new URL(String(url));
+        if (init?.method === 'GET' && !u.searchParams.has('limit')) u.searchParams.set('limit', '2');
+        seen.push(u.href);
+        return fetch(u, init);
+      },
+    });
+    const app = await control.createApp({ client_id: 'control-client-hooks' });
+    const path = { client_id: app.client_id };
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++)
+      made.push(
+        (await control.call('createWebhookEndpoint', { path, body: { url: `http://127.0.0.1:9/h${i}` } })).id,
+      );
+    seen.length = 0;
+    const endpoints = await control.all('listWebhookEndpoints', { path });
+    expect(endpoints.map((e) => e.id)).toEqual(made);
+    expect(seen.map((u) => new URL(u).pathname)).toEqual(
+      Array(3).fill('/__admin/apps/control-client-hooks/webhooks'),
+    );
+  });
+
   it('refuses a call whose path parameter is missing before sending anything', async () => {
     const control = new ControlClient(sim.admin, { fetch: () => Promise.reject(new Error('sent')) });
     await expect(control.call('getDevice', { path: {} } as never)).rejects.toThrow(

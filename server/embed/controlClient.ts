@@ -15,10 +15,13 @@ type Schemas = components['schemas'];
 type ListingId =
   | 'listApps'
   | 'listDevices'
+  | 'listRecorders'
   | 'listTranscriptions'
   | 'listTranscripts'
   | 'listFaults'
-  | 'listRequests';
+  | 'listRequests'
+  | 'listWebhookEndpoints'
+  | 'listWebhookDeliveries';
 type ListingItem<K extends ListingId> = ControlResult<K> extends (infer T)[] ? T : never;
 
 /** A control API call answered with a non-2xx status; names the call, never a credential. */
@@ -71,6 +74,32 @@ export class ControlClient {
     operationId: K,
     ...[input]: ControlArgs<K>
   ): Promise<ControlResult<K>> {
+    const { method, url, query, body } = this.request(operationId, input);
+    return (await this.send(operationId, method, `${url}${queryString(query)}`, body))
+      .body as ControlResult<K>;
+  }
+
+  /**
+   * Every record of a listing, however many pages it takes: each page's `Link: <…>;
+   * rel="next"` gives the cursor of the next (pages of the listing's default `limit`). Takes
+   * what `call` takes (the app of the webhook listings as `path`, filters as `query`).
+   */
+  async all<K extends ListingId>(operationId: K, ...[input]: ControlArgs<K>): Promise<ListingItem<K>[]> {
+    const { url, query } = this.request(operationId, input);
+    const out: ListingItem<K>[] = [];
+    let cursor: string | null | undefined;
+    do {
+      const q = { ...query, cursor: cursor ?? undefined };
+      const page = await this.send(operationId, 'GET', `${url}${queryString(q)}`, undefined);
+      out.push(...(page.body as ListingItem<K>[]));
+      const next = /<([^>]+)>;\s*rel="next"/.exec(page.link ?? '')?.[1];
+      cursor = next === undefined ? undefined : new URL(next).searchParams.get('cursor');
+    } while (cursor);
+    return out;
+  }
+
+  /** The method, path (parameters filled in), query and body of a call, from the document. */
+  private request<K extends ControlOperationId>(operationId: K, input: ControlInput<K> | undefined) {
     const op = adminSpec().get(operationId);
     const { path, query, body } = (input ?? {}) as ControlInput<K> & {
       path?: Record<string, string>;
@@ -82,26 +111,7 @@ export class ControlClient {
       if (value === undefined) throw new TypeError(`${operationId}: path parameter ${name} is missing`);
       return encodeURIComponent(value);
     });
-    return (await this.send(operationId, op.method.toUpperCase(), `${url}${queryString(query)}`, body))
-      .body as ControlResult<K>;
-  }
-
-  /**
-   * Every record of a listing, however many pages it takes: each page's `Link: <…>;
-   * rel="next"` gives the cursor of the next (pages of the listing's default `limit`).
-   */
-  async all<K extends ListingId>(operationId: K, query?: ControlQuery<K>): Promise<ListingItem<K>[]> {
-    const op = adminSpec().get(operationId);
-    const out: ListingItem<K>[] = [];
-    let cursor: string | null | undefined;
-    do {
-      const q = { ...(query as Record<string, unknown>), cursor: cursor ?? undefined };
-      const page = await this.send(operationId, 'GET', `${op.path}${queryString(q)}`, undefined);
-      out.push(...(page.body as ListingItem<K>[]));
-      const next = /<([^>]+)>;\s*rel="next"/.exec(page.link ?? '')?.[1];
-      cursor = next === undefined ? undefined : new URL(next).searchParams.get('cursor');
-    } while (cursor);
-    return out;
+    return { method: op.method.toUpperCase(), url, query, body };
   }
 
   private async send(

@@ -98,7 +98,7 @@ export interface paths {
         };
         /**
          * List an app's webhook endpoints
-         * @description The app's endpoints in creation order. Secrets are never shown again after creation.
+         * @description The app's endpoints in creation order, a page at a time. Secrets are never shown again after creation.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
@@ -188,9 +188,9 @@ export interface paths {
         };
         /**
          * The app's delivery log
-         * @description Deliveries newest first: event, endpoint, every attempt (request headers and body,
-         *     response status and the first 2 KB of its body, error, timing on the app's clock) and
-         *     the next attempt. A failed attempt is followed by the next one 30 s, 5 min, 30 min, 2 h
+         * @description Deliveries newest first, a page at a time: event, endpoint, every attempt (request
+         *     headers and body, response status and the first 2 KB of its body, error, timing on the
+         *     app's clock) and the next attempt. A failed attempt is followed by the next one 30 s, 5 min, 30 min, 2 h
          *     and 24 h later (after the first, second… failure) on the app's clock; after the sixth
          *     attempt fails the delivery is `failed`.
          *     The last 500 deliveries of each app are kept.
@@ -358,7 +358,7 @@ export interface paths {
         };
         /**
          * List the device side of every virtual recorder
-         * @description The local side (radio, pairing, recordings, battery, firmware) of every recorder that has one. Recorders are one world shared by every app and both regions, like devices; a full reset forgets them all, a per-app reset none.
+         * @description The local side (radio, pairing, recordings, battery, firmware) of every recorder that has one, in serial order, a page at a time. Recorders are one world shared by every app and both regions, like devices; a full reset forgets them all, a per-app reset none.
          */
         get: operations["listRecorders"];
         put?: never;
@@ -820,7 +820,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description An event name of the current docs. Legacy-scheme endpoints receive `transcription.completed` as `audio_transcribe.completed` (and `transcription.failed` as `audio_transcribe.failed`).
+         * @description An event name of the current docs. Legacy-scheme endpoints receive `transcription.completed` as `audio_transcribe.completed` (and `transcription.failed` as `audio_transcribe.failed`). The virtual recorders send the `device.*` events they have a cause for; `device.ota_completed` and `device.ota_failed` have none (no firmware update in the model) and arrive only as test events.
          * @enum {string}
          */
         WebhookEvent: "transcription.completed" | "transcription.failed" | "device.connected" | "device.disconnected" | "device.synced" | "device.recording_completed" | "device.battery_low" | "device.ota_completed" | "device.ota_failed";
@@ -1903,7 +1903,12 @@ export interface operations {
     };
     listWebhookEndpoints: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path: {
                 /** @description The app's client id. */
@@ -1916,6 +1921,7 @@ export interface operations {
             /** @description The endpoints. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1926,6 +1932,7 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["AppNotFound"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };
@@ -2117,7 +2124,10 @@ export interface operations {
             query?: {
                 /** @description Only deliveries of this event. */
                 event?: string;
-                limit?: number;
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path: {
@@ -2131,6 +2141,7 @@ export interface operations {
             /** @description The deliveries. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2468,7 +2479,12 @@ export interface operations {
     };
     listRecorders: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2478,6 +2494,7 @@ export interface operations {
             /** @description The recorders, by serial. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2487,6 +2504,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };

@@ -35,9 +35,15 @@ export async function recordPage<T>(
       .filter(([id]) => after === undefined || id > after)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
-  const items = rows.slice(0, q.limit);
-  return {
-    items: items.map(([, r]) => r),
-    ...(rows.length > q.limit ? { next: items.at(-1)![0] } : {}),
-  };
+  const page = cutPage(rows, q.limit, ([id]) => id);
+  return { ...page, items: page.items.map(([, r]) => r) };
+}
+
+/**
+ * The first `limit` of `rows` (already in the listing's order and past its cursor) and, when
+ * more follow, the position of the last one shown: where the next page starts.
+ */
+export function cutPage<T, P>(rows: T[], limit: number, positionOf: (row: T) => P): { items: T[]; next?: P } {
+  const items = rows.slice(0, limit);
+  return rows.length > limit ? { items, next: positionOf(items.at(-1)!) } : { items };
 }

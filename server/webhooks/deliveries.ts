@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
+import { cutPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
 import {
   type DeliveryRecord,
@@ -28,6 +29,9 @@ export interface DeliveryDeps {
   realNow: () => number;
   faultFor: (clientId: string, event: string) => Promise<PickedFault | undefined>;
 }
+
+/** Where a page of the delivery log ends: the last delivery shown (creation ms, then id). */
+export type DeliveryPosition = { ms: number; id: string };
 
 /** The last this many deliveries of each app are kept in the log. */
 const LOG_PER_APP = 500;
@@ -115,14 +119,25 @@ export class Deliveries {
     return rec;
   }
 
-  /** The app's deliveries, newest first. */
-  async list(clientId: string, q: { event?: string | undefined; limit?: number | undefined } = {}) {
-    const all = await this.log.findBy('client_id', clientId);
-    return all
-      .filter((d) => q.event === undefined || d.event === q.event)
-      .sort((a, b) => b.created_ms - a.created_ms || (b.id < a.id ? -1 : 1))
-      .slice(0, q.limit ?? 100)
-      .map(publicDelivery);
+  /**
+   * One page of the app's deliveries (of `event`, when given), newest first: by creation on
+   * the app's clock, then by id, after the position `before`. Read through the `client_id`
+   * index, so it costs the app's log (kept to LOG_PER_APP), never every app's.
+   */
+  async page(
+    clientId: string,
+    q: { event?: string | undefined; before?: DeliveryPosition | undefined; limit: number },
+  ): Promise<{ items: WebhookDelivery[]; next?: DeliveryPosition }> {
+    const b = q.before;
+    const rows = (await this.log.findBy('client_id', clientId))
+      .filter(
+        (d) =>
+          (q.event === undefined || d.event === q.event) &&
+          (b === undefined || d.created_ms < b.ms || (d.created_ms === b.ms && d.id < b.id)),
+      )
+      .sort((x, y) => y.created_ms - x.created_ms || (y.id < x.id ? -1 : y.id > x.id ? 1 : 0));
+    const page = cutPage(rows, q.limit, (d): DeliveryPosition => ({ ms: d.created_ms, id: d.id }));
+    return { ...page, items: page.items.map(publicDelivery) };
   }
 
   async resetApp(clientId: string): Promise<void> {

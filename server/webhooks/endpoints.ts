@@ -1,6 +1,7 @@
 import { toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
+import { cutPage } from '../store/recordPage.js';
 import type { MirroredCollection, Store } from '../store/store.js';
 import type {
   CreatedWebhookEndpoint,
@@ -64,8 +65,19 @@ export class WebhookEndpoints {
     return { ...publicView(rec), secret: rec.secret };
   }
 
-  list(clientId: string): WebhookEndpoint[] {
-    return this.of(clientId).map(publicView);
+  /**
+   * One page of the app's endpoints in creation order, after the one numbered `afterSeq`;
+   * read through the `client_id` index, so it costs the app's endpoints (20 at most).
+   */
+  async page(
+    clientId: string,
+    q: { afterSeq?: number | undefined; limit: number },
+  ): Promise<{ items: WebhookEndpoint[]; next?: number }> {
+    const rows = (await this.col.findBy('client_id', clientId))
+      .filter((e) => q.afterSeq === undefined || e.seq > q.afterSeq)
+      .sort((a, b) => a.seq - b.seq);
+    const page = cutPage(rows, q.limit, (e) => e.seq);
+    return { ...page, items: page.items.map(publicView) };
   }
 
   /** The stored record (secret included) for signing; undefined when gone. */

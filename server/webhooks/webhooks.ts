@@ -33,8 +33,8 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const SOURCE_BUDGET = 200;
 
 /**
- * Webhooks: endpoints per app, `emit` for any domain module (transcription now, devices
- * next), and delivery on each app's simulated clock from stored state (deliveries.ts,
+ * Webhooks: endpoints per app, `emit` for any domain module (transcription, devices),
+ * and delivery on each app's simulated clock from stored state (deliveries.ts,
  * dispatcher.ts). `tick` is the one way work starts: the housekeeper calls it every tick, the
  * control API after a clock move, `emit` after a new event; it never waits for a receiver.
  */
@@ -187,5 +187,23 @@ function sampleData(event: WebhookEvent, eventId: string): Record<string, unknow
       test: true,
     };
   }
-  return { sn: 'TEST00000000001', test: true };
+  return { ...DEVICE_SAMPLES[event], sn: 'TEST00000000001', test: true };
 }
+
+/** Samples in the shape the virtual recorders send (domain/deviceEvents.ts). */
+const SAMPLE_USER = 'client_user_00000000-0000-4000-8000-000000000000';
+const SAMPLE_RECORDING = {
+  session_id: 1893456000,
+  start_time: '2030-01-01T00:00:00.000Z',
+  duration_s: 12.5,
+  size: 100000,
+  scene: 0,
+};
+/** OTA events have no cause in the model, so no shape: their samples are `{sn, test}`. */
+const DEVICE_SAMPLES: Partial<Record<WebhookEvent, Record<string, unknown>>> = {
+  'device.connected': { phone_id: 'ph_test', user: SAMPLE_USER },
+  'device.disconnected': { phone_id: 'ph_test', user: SAMPLE_USER, reason: 'disconnect' },
+  'device.recording_completed': { user: SAMPLE_USER, recording: SAMPLE_RECORDING },
+  'device.synced': { phone_id: 'ph_test', user: SAMPLE_USER, recording: SAMPLE_RECORDING },
+  'device.battery_low': { user: SAMPLE_USER, battery: 14, threshold: 15 },
+};

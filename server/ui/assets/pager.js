@@ -32,9 +32,12 @@ export class Pager {
     });
   }
 
-  /** The page in view of `path` with `filters`; other filters than last time start over. */
+  /**
+   * The page in view of `path` with `filters`; another path (another app's webhooks) or other
+   * filters than last time start over.
+   */
   async fetch(path, filters = {}) {
-    const key = JSON.stringify(filters);
+    const key = JSON.stringify([path, filters]);
     if (key !== this.filters) {
       this.filters = key;
       this.trail = [];

@@ -1,4 +1,5 @@
 import { admin, el, render } from './api.js';
+import { Pager } from './pager.js';
 
 // Virtual recorders: the device side of each recorder (radio, pairing, battery, recordings),
 // one button per arranged device-lock case, and record start/stop "pressed on the device".
@@ -16,11 +17,12 @@ const CASES = [
   ['recording', 'Recording in progress'],
 ];
 
+let pager;
 const serial = () => document.getElementById('recorder-sn').value.trim();
 const short = (s) => (s ? `${s.slice(0, 20)}…` : '—');
 
 export async function refreshRecorders() {
-  const list = await admin('/recorders');
+  const list = await pager.fetch('/recorders');
   render(document.getElementById('recorders-body'), list, (rows) =>
     rows.map((r) =>
       el(
@@ -41,6 +43,7 @@ export async function refreshRecorders() {
 }
 
 export function setupRecorders(refreshAll) {
+  pager = new Pager('recorders', 'recorders', refreshAll);
   const out = document.getElementById('recorder-result');
   const say = (text) => {
     out.textContent = text;

@@ -1,10 +1,12 @@
 import { admin, el, render, state } from './api.js';
+import { Pager } from './pager.js';
 
 // Webhooks of the app in view: endpoints (the secret shown once, when made), pause/resume,
 // test events, and the delivery log with each attempt and "redeliver".
 
 const base = () => `/apps/${encodeURIComponent(state.scope)}`;
 let detailId = '';
+const pagers = {};
 
 function endpointRows(list) {
   return list.map((e) =>
@@ -64,9 +66,10 @@ export async function refreshWebhooks() {
     ? `App in view: ${state.scope}`
     : 'Choose an app (App in view, at the top) to see its webhooks.';
   if (!hasApp) return;
+  // Another app is another path: its listings start at their first page.
   const [endpoints, deliveries] = await Promise.all([
-    admin(`${base()}/webhooks`),
-    admin(`${base()}/webhook-deliveries?limit=50`),
+    pagers.endpoints.fetch(`${base()}/webhooks`),
+    pagers.deliveries.fetch(`${base()}/webhook-deliveries`),
   ]);
   render(document.getElementById('endpoints-body'), endpoints, endpointRows, state.scope);
   render(document.getElementById('deliveries-body'), deliveries, deliveryRows, state.scope);
@@ -83,6 +86,8 @@ export async function refreshWebhooks() {
 }
 
 export function setupWebhooks(refreshAll) {
+  pagers.endpoints = new Pager('endpoints', 'webhook endpoints', refreshAll);
+  pagers.deliveries = new Pager('deliveries', 'webhook deliveries', refreshAll);
   const form = document.getElementById('endpoint-form');
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
