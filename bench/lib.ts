@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fromRoot } from '../server/core/root.js';
 
 /** One benchmark: measures the simulator and a baseline in the same run, prints a ratio. */
@@ -91,6 +92,54 @@ export function spawnSimulator(
       });
     });
   });
+}
+
+/** A port free a moment ago, for a child whose output cannot say which port it took. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Start the built simulator with its stdout going to /dev/null (a log's cost without a reader
+ * draining a pipe): on a port picked here, ready once it answers.
+ */
+export async function spawnSimulatorToNull(args: string[]): Promise<SpawnedSim> {
+  const t0 = performance.now();
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [fromRoot('dist', 'server', 'cli.js'), 'serve', '--port', String(port), ...args],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`simulator exited with ${child.exitCode} before listening`);
+    if (
+      await fetch(`${url}/__admin/clock`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    child,
+    url,
+    startupMs: performance.now() - t0,
+    stop: () =>
+      new Promise<void>((res) => {
+        child.once('exit', () => res());
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 /** `n` sequential keep-alive requests; returns wall µs per request. */

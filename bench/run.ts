@@ -6,6 +6,7 @@ import { type Benchmark, fmt } from './lib.js';
 import { manyInstancesBenchmark } from './manyInstances.js';
 import { pgStoreBenchmark } from './pgStore.js';
 import { givenPgUrl, markStartedUnderPostgres, rerunUnderPostgres, skipOnlyPg } from './postgres.js';
+import { requestLogLineBenchmark } from './requestLogLine.js';
 import { requestOverheadBenchmark } from './requestOverhead.js';
 import { startupBenchmark } from './startup.js';
 import { startupStoredBenchmark } from './startupStored.js';
@@ -22,6 +23,7 @@ export const benchmarks: Benchmark[] = [
   startupBenchmark,
   startupStoredBenchmark,
   requestOverheadBenchmark,
+  requestLogLineBenchmark,
   httpsOverheadBenchmark,
   storeWritesBenchmark,
   uploadMemoryBenchmark,

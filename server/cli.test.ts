@@ -91,6 +91,12 @@ describe('--store', () => {
 });
 
 describe('start banner', () => {
+  it('names the Swagger UI and the dashboard', () => {
+    const text = banner('http://127.0.0.1:1', testConfig(), []);
+    expect(text).toContain('API docs:    http://127.0.0.1:1/docs  (Swagger UI)');
+    expect(text).toContain('dashboard:   http://127.0.0.1:1/__admin/ui');
+  });
+
   it('warns that an explicit --seed makes secrets guessable, and only then', () => {
     expect(banner('http://127.0.0.1:1', testConfig({ seed: 'demo' }), [])).toMatch(
       /WARNING: --seed "demo".*guessable/,

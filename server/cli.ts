@@ -84,6 +84,8 @@ export function banner(
     `  JP base_url: ${url}/jp/developer/api`,
     `  storage:     ${config.storageHost ? `https://${config.storageHost} (S3-shaped URLs, through --https)` : `${config.publicUrl ?? url}/storage`}`,
     `  control API: ${url}/__admin  (spec: ${url}/__admin/openapi.yaml)`,
+    `  API docs:    ${url}/docs  (Swagger UI)`,
+    `  dashboard:   ${url}/__admin/ui`,
     ...(https
       ? [
           `  HTTPS:       ${https.url}/developer/api  (trust ${https.caCertPath})`,

@@ -142,12 +142,21 @@ export const options = [
     choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
   }),
   option({
+    flag: 'log-format',
+    key: 'logFormat',
+    kind: 'string',
+    default: 'auto' as 'auto' | 'pretty' | 'json',
+    env: 'PARTNER_SIM_LOG_FORMAT',
+    help: 'pretty: readable lines, one per partner API and storage request at info; json: one JSON object a line; auto: pretty when stdout is a terminal',
+    choices: ['auto', 'pretty', 'json'],
+  }),
+  option({
     flag: 'access-log',
     key: 'accessLog',
     kind: 'bool',
     default: false,
     env: 'PARTNER_SIM_ACCESS_LOG',
-    help: 'log every partner API and storage request at info (default: at debug, plus a summary a minute at info)',
+    help: 'JSON logs: every partner API and storage request at info (without it: at debug, plus a summary a minute at info); readable logs always have them',
   }),
   option({
     flag: 'admin-token',

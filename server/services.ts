@@ -5,6 +5,7 @@ import { RateLimiter } from './control/rateLimiter.js';
 import type { SimClock } from './core/clock.js';
 import { SimError } from './core/errors.js';
 import type { Lifecycle } from './core/lifecycle.js';
+import type { LineWriter } from './core/logger.js';
 import type { Random } from './core/random.js';
 import { AppRegistry, type NewApp } from './domain/apps.js';
 import { Clocks } from './domain/clocks.js';
@@ -34,6 +35,11 @@ export interface CoreDeps {
   store: Store;
   logger: Logger;
   instance: Instance;
+  /**
+   * Set when logs are readable (a terminal, or --log-format pretty): writes the one line per
+   * partner API and storage request (core/logger.ts `lineWriter`).
+   */
+  requestLine?: LineWriter | undefined;
 }
 
 export interface Services {

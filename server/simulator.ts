@@ -4,7 +4,7 @@ import type express from 'express';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { Housekeeper } from './core/housekeeper.js';
-import { createLogger } from './core/logger.js';
+import { createLogger, lineWriter, wantsPretty } from './core/logger.js';
 import { Random } from './core/random.js';
 import { Instance } from './domain/instance.js';
 import { answerClientError } from './http/clientError.js';
@@ -39,7 +39,10 @@ interface Simulator {
  * seeded random source and the services, load fixtures into an empty store, build the app.
  */
 async function createSimulator(config: Config): Promise<Simulator> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, process.stdout, process.env, config.logFormat);
+  const requestLine = wantsPretty(process.stdout, process.env, config.logFormat)
+    ? lineWriter(process.stdout)
+    : undefined;
   const store = await openStore(config, (m) => logger.warn(m));
   const instance = await Instance.boot(
     store,
@@ -50,7 +53,7 @@ async function createSimulator(config: Config): Promise<Simulator> {
   instance.follow(clock);
   // The generation makes ids of a restarted instance differ from those it already handed out.
   const random = new Random(config.seed === undefined ? undefined : `${config.seed}#${instance.generation}`);
-  const deps = { config, clock, random, store, logger, instance };
+  const deps = { config, clock, random, store, logger, instance, requestLine };
   const services = createServices(deps);
   if (store.shared) {
     // Other instances may be serving: only what was left unfinished an hour ago is garbage.

@@ -16,8 +16,8 @@ const ACTIONS: readonly FaultAction[] = ['reset', 'hang', 'malformed', 'wrong_et
  * (text of the error body). Examples: `status=503`, `delay_ms=200`, `action=reset`,
  * `status=429;retry_after=2`, `delay_ms=150;status=502`.
  */
-export function parseFaultHeader(raw: string, operation: string): FaultEffect {
-  const bad = (msg: string) => SimError.invalidField(['header', FAULT_HEADER], msg, 'value_error', raw);
+export function parseFaultHeader(raw: string, operation: string, header = FAULT_HEADER): FaultEffect {
+  const bad = (msg: string) => SimError.invalidField(['header', header], msg, 'value_error', raw);
   const effect: FaultEffect = { id: 'header' };
   const int = (key: string, v: string, min: number, max: number): number => {
     const n = Number(v);
@@ -67,4 +67,15 @@ export function parseFaultHeader(raw: string, operation: string): FaultEffect {
   if (effect.status === undefined && effect.delay_ms === undefined && effect.action === undefined)
     throw bad('Give status, delay_ms or action');
   return effect;
+}
+
+/**
+ * Prism's `Prefer: code=503` (also `Prefer: code=503, dynamic=true`: only `code` is taken) as
+ * the fault header `status=503`, so a client written against Prism works unchanged. Other
+ * preferences (`return=minimal`, RFC 7240) are no fault: undefined.
+ */
+export function preferredFault(prefer: string, operation: string): FaultEffect | undefined {
+  const code = /(?:^|[,;])\s*code\s*=\s*"?([^,;"\s]*)"?/i.exec(prefer)?.[1];
+  if (code === undefined) return undefined;
+  return { ...parseFaultHeader(`status=${code}`, operation, 'prefer'), id: 'prefer' };
 }

@@ -4,7 +4,7 @@ import type { OperationHook } from '../http/mountOperations.js';
 import { simLocals } from '../http/types.js';
 import type { Services } from '../services.js';
 import type { OperationInfo } from '../spec/openapi.js';
-import { FAULT_HEADER, parseFaultHeader } from './faultHeader.js';
+import { FAULT_HEADER, parseFaultHeader, preferredFault } from './faultHeader.js';
 import type { FaultEffect, FaultSubject } from './faults.js';
 import { requestOwner } from './owner.js';
 
@@ -48,11 +48,19 @@ async function subjectOf(services: Services, op: string, req: Request, res: Resp
  * the answer's effect (`sim.effect`), applied by the send point to whatever answer follows.
  */
 export function faultHook(services: Services): OperationHook {
-  const apply = async (op: OperationInfo, req: Request, res: Response, header: string | undefined) => {
+  const apply = async (
+    op: OperationInfo,
+    req: Request,
+    res: Response,
+    header: string | undefined,
+    prefer: string | undefined,
+  ) => {
+    // X-Sim-Fault wins over Prism's Prefer: code=…, and either over the stored rules.
     const effect =
       header !== undefined
         ? parseFaultHeader(header, op.id)
-        : await services.faults.pick(await subjectOf(services, op.id, req, res));
+        : ((prefer !== undefined ? preferredFault(prefer, op.id) : undefined) ??
+          (await services.faults.pick(await subjectOf(services, op.id, req, res))));
     if (!effect) return false;
     const sim = simLocals(res);
     const shaped =
@@ -84,8 +92,9 @@ export function faultHook(services: Services): OperationHook {
   // Synchronous when nothing can apply (the common case): no promise, no await per request.
   return (op, req, res) => {
     const header = first(req.headers[FAULT_HEADER]);
-    if (header === undefined && services.faults.size === 0) return false;
-    return apply(op, req, res, header);
+    const prefer = first(req.headers.prefer);
+    if (header === undefined && prefer === undefined && services.faults.size === 0) return false;
+    return apply(op, req, res, header, prefer);
   };
 }
 

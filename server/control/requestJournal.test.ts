@@ -59,6 +59,46 @@ describe('request lines and the traffic summary', () => {
     }
   });
 
+  it('adds the request id, and the error code of a failed answer, to JSON lines', async () => {
+    const s = await servers.start({ logLevel: 'info', accessLog: true });
+    const info = vi.spyOn(s.services.deps.logger, 'info');
+    const r = await exchangeToken(s.api, { ...DEMO_US, secret_key: 'wrong' }, { 'X-Request-Id': 'ci-7' });
+    expect(r.status).toBe(401);
+    await new Promise((r) => setTimeout(r, 20));
+    const line = info.mock.calls.find((c) => c[1] === 'request')![0];
+    expect(line).toMatchObject({ status: 401, request_id: 'ci-7', code: r.body.detail });
+  });
+
+  it('writes one readable line per request at info by default when logs are readable (a terminal)', async () => {
+    const s = await servers.start({ logLevel: 'info', logFormat: 'pretty' });
+    // The lines go straight to stdout: caught there (and kept off the test's output).
+    const written: string[] = [];
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      if (String(chunk).includes(' /developer/api/')) written.push(String(chunk));
+      return true;
+    });
+    const secret = 'wrong-secret-never-logged';
+    let r: Awaited<ReturnType<typeof exchangeToken>>;
+    try {
+      r = await exchangeToken(s.api, { ...DEMO_US, secret_key: secret }, { 'X-Request-Id': 'ci-8' });
+      await http('GET', `${s.api}/files/x/download?token=tok-in-query&sn=1`);
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      out.mockRestore();
+    }
+    expect(r.status).toBe(401);
+    const lines = written.map((l) => l.replace(/^\[[\d:.]+\] INFO: /, ''));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^POST /developer/api/oauth/partner/access-token 401 ${r.body.detail} [\\d.]+ms app=demo-client-us\\? id=ci-8\n$`,
+      ),
+    );
+    expect(lines.join('\n')).not.toContain(secret);
+    expect(lines[1]).toMatch(/^GET \/developer\/api\/files\/x\/download\?/);
+    expect(lines[1]).not.toContain('tok-in-query');
+  });
+
   it('sums up each minute of traffic at info with the first request after it', () => {
     const info = vi.fn();
     const logger = { info, isLevelEnabled: () => true } as unknown as ConstructorParameters<

@@ -8,6 +8,7 @@ import { type DeferredEntry, type JournalEntry, unverifiedRing } from '../store/
 import { boundEntry, retainedHeaders, retainedUrl, summarizeAnswer, summarizeBody } from './entryBounds.js';
 import { requestOwner } from './owner.js';
 import { redactHeaders, scrub } from './redact.js';
+import { errorCodeOf, type LineFacts, readableLine } from './requestLine.js';
 import { TrafficSummary } from './trafficSummary.js';
 
 function outcome(res: Response): { status: number; error?: string } {
@@ -26,6 +27,8 @@ interface RecorderContext {
   logger: Services['deps']['logger'];
   lineLevel: 'info' | 'debug';
   summary: TrafficSummary;
+  /** Writes one readable line per request (a terminal), instead of a JSON log object. */
+  readable: Services['deps']['requestLine'];
 }
 
 /**
@@ -49,6 +52,8 @@ class Recording implements DeferredEntry {
   private faultId: string | null = null;
   private warnings: string[] | undefined;
   private answer: unknown;
+  private requestId: string | undefined;
+  private errorCode: string | undefined;
 
   constructor(
     private readonly ctx: RecorderContext,
@@ -98,8 +103,12 @@ class Recording implements DeferredEntry {
     this.region = sim.region;
     this.faultId = sim.fault?.id ?? null;
     this.warnings = sim.warnings;
+    this.requestId = sim.requestId;
     // Why a request failed, in the journal: a bounded, redacted excerpt of non-2xx answers.
-    if (status >= 300 && sim.answer !== undefined) this.answer = summarizeAnswer(sim.answer);
+    if (status >= 300 && sim.answer !== undefined) {
+      this.answer = summarizeAnswer(sim.answer);
+      this.errorCode = errorCodeOf(sim.answer);
+    }
     // Kept in the journal from here on: nothing may hold the request or the response alive.
     this.req = this.res = undefined;
     const { logger, lineLevel } = this.ctx;
@@ -123,9 +132,36 @@ class Recording implements DeferredEntry {
   }
 
   private line(id: string): void {
-    const { logger, lineLevel } = this.ctx;
+    const { logger, lineLevel, readable } = this.ctx;
+    const debug = logger.isLevelEnabled('debug');
+    if (readable !== undefined && !debug) {
+      // One line a person reads, from the recorded facts: no entry built, no headers redacted.
+      readable(lineLevel, readableLine(this.lineFacts(), this.errorCode));
+      return;
+    }
     const e = { id, ...this.build() };
-    logger[lineLevel]({ ...lineOf(e), ...detail(logger.isLevelEnabled('debug'), e) }, 'request');
+    // At debug, a terminal's line carries the request's headers and body summary below it.
+    if (readable !== undefined)
+      logger[lineLevel](detail(true, e), readableLine(this.lineFacts(), this.errorCode));
+    else {
+      const code = this.errorCode === undefined ? {} : { code: this.errorCode };
+      logger[lineLevel]({ ...lineOf(e), ...code, ...detail(debug, e) }, 'request');
+    }
+  }
+
+  /** What the readable line shows, the path through the one redactor. */
+  private lineFacts(): LineFacts {
+    return {
+      method: this.method,
+      path: scrub(this.originalUrl),
+      status: this.status,
+      latency_ms: this.latencyMs,
+      client_id: this.client_id,
+      unverified: this.unverified,
+      fault_id: this.faultId,
+      request_id: this.requestId,
+      error: this.error,
+    };
   }
 
   build(): Omit<JournalEntry, 'id'> {
@@ -142,6 +178,7 @@ class Recording implements DeferredEntry {
       ...(surface === 'api' ? { region: this.region } : {}),
       headers: redactHeaders(this.headers),
       fault_id: this.faultId,
+      ...(this.requestId !== undefined ? { request_id: this.requestId } : {}),
       ...(surface === 'api' || surface === 'storage' ? { surface } : {}),
       ...(this.error ? { error: this.error } : {}),
       ...(this.warnings ? { warnings: this.warnings } : {}),
@@ -184,11 +221,16 @@ export function journalRequests(
 ): RequestHandler {
   const { clock, logger, config, store } = services.deps;
   const shared = store.shared;
+  // In a terminal the readable line is the default at info: one short line per request is
+  // what a person watching wants. Elsewhere (CI, files, collectors) JSON lines only with
+  // --access-log, so logs are not flooded; a summary a minute stands in for them.
+  const readable = services.deps.requestLine;
   const ctx: RecorderContext = {
     services,
     logger,
-    lineLevel: config.accessLog ? 'info' : 'debug',
+    lineLevel: config.accessLog || readable !== undefined ? 'info' : 'debug',
     summary: new TrafficSummary(logger),
+    readable,
   };
   return (req, res, next) => {
     const surface = surfaceOf(req.originalUrl);

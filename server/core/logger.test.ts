@@ -1,6 +1,6 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createLogger, wantsPretty } from './logger.js';
+import { createLogger, lineWriter, wantsPretty } from './logger.js';
 
 const capture = (isTTY: boolean) => {
   const lines: string[] = [];
@@ -33,5 +33,25 @@ describe('createLogger', () => {
     const logger = createLogger('warn', out, {});
     logger.info('hidden');
     expect(out.lines).toEqual([]);
+  });
+});
+
+describe('log format', () => {
+  it('follows --log-format over the terminal test', () => {
+    expect(wantsPretty({ isTTY: false, write: () => 0 }, {}, 'pretty')).toBe(true);
+    expect(wantsPretty({ isTTY: true, write: () => 0 }, {}, 'json')).toBe(false);
+    expect(wantsPretty({ isTTY: true, write: () => 0 }, {}, 'auto')).toBe(true);
+  });
+
+  it('writes a readable line as pino-pretty shows a message, colours on a terminal only', () => {
+    const plain = capture(false);
+    lineWriter(plain)('info', 'GET /x 200 1ms');
+    expect(plain.lines).toEqual([
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/x 200 1ms\n$/),
+    ]);
+    const tty = capture(true);
+    lineWriter(tty)('info', 'GET /x 200 1ms');
+    expect(tty.lines[0]).toContain('\x1b[32mINFO');
+    expect(stripVTControlCharacters(tty.lines[0]!)).toMatch(/^\[[\d:.]{12}\] INFO: GET \/x 200 1ms\n$/);
   });
 });

@@ -8,6 +8,7 @@ import { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX } from './apiPrefixes.js';
 import { operationDispatcher } from './dispatch.js';
 import type { MountedOperation, OperationHook } from './mountOperations.js';
 import { requestContext } from './requestContext.js';
+import { RequestIds } from './requestId.js';
 import { surfaceClassifier } from './surfaces.js';
 
 /*
@@ -15,7 +16,8 @@ import { surfaceClassifier } from './surfaces.js';
  * the control API (/__admin) takes 1-3, its guard (http/adminGuard.ts), then 4, 5, 9-11.
  *
  * Every request, one app-level layer (`requestFront`), each step calling the next directly:
- *   1. context      http/requestContext.ts    res.locals.sim; a shared store's mirrors synced
+ *   1. context      http/requestContext.ts    res.locals.sim; X-Request-Id (http/requestId.ts);
+ *                                             a shared store's mirrors synced
  *   2. journal      control/requestJournal.ts the recording starts; the entry is written when
  *                                             the connection is done (on a shared store, before
  *                                             the answer's last byte)
@@ -70,5 +72,6 @@ export function requestFront(services: Services, apiOperations: MountedOperation
     apiOperations,
     (p) => slashRedirectTarget(p) !== undefined,
   );
-  return requestContext(services.deps.store, journalRequests(services, surfaceOf, dispatch));
+  const ids = new RequestIds(services.deps.random.fork('request-ids'));
+  return requestContext(services.deps.store, ids, journalRequests(services, surfaceOf, dispatch));
 }

@@ -115,6 +115,8 @@ export interface SimLocals {
   effect?: AnswerEffect;
   /** Warnings of the reply (X-Sim-Warning), for the journal entry. */
   warnings?: string[];
+  /** `X-Request-Id` of this answer (http/requestId.ts): the client's when safe, else ours. */
+  requestId?: string;
   /**
    * Storage host: the app owning the upload or file the URL names (null: none), once looked
    * up; fault matching and the journal both ask, the store is read once.

@@ -1391,6 +1391,12 @@ export interface components {
             method: string;
             path: string;
             status: number;
+            /**
+             * @description The `X-Request-Id` the answer carried: the client's own when it sent a safe one (up
+             *     to 128 of `A-Z a-z 0-9 . _ : @ + = / -`), else one the simulator generated. Search
+             *     the journal and the log for it.
+             */
+            request_id?: string;
             latency_ms: number;
             /**
              * @description The app the request belongs to. Each app keeps its own `--journal-size` entries,
@@ -1421,7 +1427,7 @@ export interface components {
              *     answers and for answers without a body.
              */
             response_excerpt?: unknown;
-            /** @description Id of the fault rule that applied (`header` for an `X-Sim-Fault` header), if any. */
+            /** @description Id of the fault rule that applied (`header` for an `X-Sim-Fault` header, `prefer` for Prism's `Prefer code=…`), if any. */
             fault_id?: string | null;
             /**
              * @description `api` for the partner API, `storage` for the storage host.
