@@ -2,46 +2,25 @@ import type { Clock } from '../core/clock.js';
 import { toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
-import type { components } from '../spec/admin-types.js';
 import { cutPage } from '../store/recordPage.js';
 import type { MirroredCollection, Store } from '../store/store.js';
 import { FaultIndex } from './faultIndex.js';
+import {
+  type Fault,
+  type FaultEffect,
+  type FaultRule,
+  type FaultSubject,
+  matches,
+  publicView,
+  type StoredFault,
+  type TranscriptionOutcome,
+  WEBHOOK_DELIVERY,
+  type WebhookFaultKind,
+} from './faultModel.js';
+import { checkFaultRule } from './faultRuleCheck.js';
 
-export type FaultRule = components['schemas']['FaultRule'];
-export type Fault = components['schemas']['Fault'];
-export type FaultAction = NonNullable<FaultRule['action']>;
-export type TranscriptionOutcome = NonNullable<FaultRule['transcription_outcome']>;
-export type WebhookFaultKind = NonNullable<FaultRule['webhook_fault']>;
-/** The pseudo-operation of rules that break webhook deliveries instead of a request. */
-export const WEBHOOK_DELIVERY = 'webhookDelivery';
-
-/** What a request offers to `match`: whatever the HTTP layer could tell about it. */
-export interface FaultSubject {
-  operation: string;
-  client_id?: string | undefined;
-  sn?: string | undefined;
-  part_number?: number | undefined;
-  user_id?: string | undefined;
-  /** Path and query as received. */
-  path: string;
-}
-
-/** The effect the HTTP layer carries out: a stored rule or an `X-Sim-Fault` header. */
-export interface FaultEffect {
-  /** Rule id, or `header` for the per-request header. */
-  id: string;
-  status?: number | undefined;
-  body?: unknown;
-  headers?: Record<string, string> | undefined;
-  delay_ms?: number | undefined;
-  action?: FaultAction | undefined;
-  message?: string | undefined;
-}
-
-interface StoredFault extends Fault {
-  /** Creation order; the store does not keep insertion order across restarts. */
-  seq: number;
-}
+// The types faultHook.ts and faultHeader.ts take from here.
+export type { FaultAction, FaultEffect, FaultSubject } from './faultModel.js';
 
 /**
  * Fault rules: which requests fail, and how. Rules are stored (collection `faults`), so they
@@ -74,7 +53,7 @@ export class FaultService {
   }
 
   async create(rule: FaultRule): Promise<Fault> {
-    this.check(rule);
+    checkFaultRule(rule, this.operations);
     const id = `flt_${this.random.hex(4)}`;
     const seq = this.index.nextSeq();
     const stored: StoredFault = {
@@ -247,95 +226,4 @@ export class FaultService {
     }
     return s;
   }
-
-  /** What the schema cannot say: which combinations make sense. */
-  private check(rule: FaultRule): void {
-    const bad = (field: string, msg: string) => SimError.invalidField(['body', field], msg);
-    if (rule.operation === WEBHOOK_DELIVERY || rule.webhook_fault !== undefined) {
-      checkWebhookRule(rule, bad);
-      return;
-    }
-    if (rule.match?.event !== undefined) throw bad('match', 'match.event is for webhookDelivery rules');
-    if (!this.operations().has(rule.operation)) {
-      const known = [...this.operations(), WEBHOOK_DELIVERY].sort().join(', ');
-      throw bad('operation', `Unknown operationId ${rule.operation}; one of: ${known}`);
-    }
-    if (rule.transcription_outcome !== undefined) {
-      if (rule.operation !== 'createTranscription')
-        throw bad('transcription_outcome', 'Only for operation createTranscription');
-      const others = (['status', 'body', 'headers', 'delay_ms', 'action'] as const).filter(
-        (k) => rule[k] !== undefined,
-      );
-      if (others.length > 0)
-        throw bad(others[0]!, 'A transcription_outcome rule changes the task, not the HTTP answer');
-      return;
-    }
-    if (rule.action === 'wrong_etag' && rule.operation !== 'uploadPart')
-      throw bad('action', 'wrong_etag applies to operation uploadPart only');
-    // Only `malformed` keeps a status of its own; every action decides the body itself.
-    const answer = (['status', 'body', 'headers'] as const).filter((k) => rule[k] !== undefined);
-    const clash =
-      rule.action === 'malformed' ? answer.filter((k) => k !== 'status') : rule.action ? answer : [];
-    if (clash.length > 0) throw bad(clash[0]!, `action ${rule.action} answers without ${clash[0]}`);
-    // Case-insensitive names are beyond a JSON Schema pattern: the spec says which, this checks.
-    const framing = Object.keys(rule.headers ?? {}).find((h) => FRAMING_HEADERS.has(h.toLowerCase()));
-    if (framing !== undefined)
-      throw SimError.invalidField(
-        ['body', 'headers', framing],
-        'The simulator frames the answer itself; this header would break it',
-        'value_error',
-        framing,
-      );
-    if ((rule.body !== undefined || rule.headers !== undefined) && rule.status === undefined)
-      throw bad(rule.body !== undefined ? 'body' : 'headers', 'Needs status');
-    if (rule.status === undefined && rule.delay_ms === undefined && rule.action === undefined)
-      throw bad('status', 'Give at least one of status, delay_ms, action or transcription_outcome');
-  }
-}
-
-/** A `webhookDelivery` rule: a `webhook_fault`, `delay_ms` only with `late`, nothing of an answer. */
-function checkWebhookRule(rule: FaultRule, bad: (field: string, msg: string) => SimError): void {
-  if (rule.operation !== WEBHOOK_DELIVERY)
-    throw bad('webhook_fault', `Only for operation ${WEBHOOK_DELIVERY}`);
-  if (rule.webhook_fault === undefined)
-    throw bad('webhook_fault', `Operation ${WEBHOOK_DELIVERY} needs webhook_fault`);
-  const others = (['status', 'body', 'headers', 'action', 'transcription_outcome'] as const).filter(
-    (k) => rule[k] !== undefined,
-  );
-  if (others.length > 0) throw bad(others[0]!, 'A webhook_fault rule changes deliveries, not an HTTP answer');
-  if (rule.delay_ms !== undefined && rule.webhook_fault !== 'late')
-    throw bad('delay_ms', 'Only with webhook_fault late');
-  const m = rule.match ?? {};
-  const foreign = (['sn', 'part_number', 'user_id', 'path_contains'] as const).find(
-    (k) => m[k] !== undefined,
-  );
-  if (foreign !== undefined) throw bad('match', `match.${foreign} does not apply to deliveries`);
-}
-
-/** Headers that decide how an answer is framed on the wire: a rule setting them breaks it. */
-const FRAMING_HEADERS = new Set([
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-]);
-
-function matches(r: FaultRule, s: FaultSubject): boolean {
-  const m = r.match;
-  if (!m) return true;
-  return (
-    (m.client_id === undefined || m.client_id === s.client_id) &&
-    (m.sn === undefined || m.sn.toUpperCase() === s.sn?.toUpperCase()) &&
-    (m.part_number === undefined || m.part_number === s.part_number) &&
-    (m.user_id === undefined || m.user_id === s.user_id) &&
-    (m.path_contains === undefined || s.path.includes(m.path_contains))
-  );
-}
-
-function publicView(r: StoredFault): Fault {
-  const { seq: _seq, ...rest } = r;
-  return rest;
 }

@@ -8,22 +8,28 @@ import type { Region } from './apps.js';
 import type { DeviceEvents, DisconnectReason } from './deviceEvents.js';
 import type { DeviceRegistry } from './devices.js';
 import {
-  type ConnectionRecord,
+  closeConnection,
+  depairedPhone,
+  depairedRecorder,
+  offeredToken,
+  openConnection,
+  reachRecorder,
+  resolveSerial,
+} from './phoneConnection.js';
+import { phoneNotFound } from './phoneErrors.js';
+import { eventPage } from './phoneEventPage.js';
+import {
   type ConnectionView,
-  connectionView,
-  delay,
   dropPending,
-  handshakeEvents,
   type PhoneRecord,
   type PhoneView,
   phoneView,
-  type RefusalReason,
   requireConnected,
-  SCAN_MAX,
   schedule,
   uuidFor,
 } from './phoneModel.js';
-import { accountOfToken, handshakeTokenOf, nameOf, type RecorderRecord, randomMac } from './recorderModel.js';
+import { scannedDevices, scheduleScan } from './phoneScan.js';
+import { handshakeTokenOf, type RecorderRecord } from './recorderModel.js';
 import type { RecorderRegistry } from './recorders.js';
 import type { TokenService } from './tokens.js';
 
@@ -99,34 +105,12 @@ export class PhoneService implements Lifecycle {
   async scan(id: string, windowMs: number | undefined): Promise<Dev['ScanAnswer']> {
     const p0 = await this.must(id);
     const now = this.now(p0);
-    const found = (await this.recorders.inRange())
-      .sort((a, b) => b.rssi - a.rssi || (a.sn < b.sn ? -1 : 1))
-      .slice(0, SCAN_MAX);
-    const devices = found.map((r) => ({
-      name: nameOf(r.type),
-      uuid: uuidFor(p0, r.mac),
-      serialNumber: r.sn,
-      rssi: r.rssi,
-      supportWiFi: false,
-    }));
+    const { found, devices } = scannedDevices(p0, await this.recorders.inRange());
     const window = p0.timing === 'instant' ? 0 : (windowMs ?? 10000);
     const endsAt = now + window;
     const result = await this.phones.update(id, (cur) => {
       if (!cur) throw phoneNotFound(id);
-      let p = dropPending(cur, 'scan', now);
-      const seen = { ...p.seen };
-      for (const r of found) seen[r.sn] = r.mac;
-      const items = devices.map((_d, i) => ({
-        at: Math.min(endsAt, now + (p.timing === 'instant' ? 0 : 200 + 150 * i)),
-        name: 'scanResult' as const,
-        data: { devices: devices.slice(0, i + 1) },
-        tag: 'scan' as const,
-      }));
-      const all: Parameters<typeof schedule>[1] = [
-        ...items,
-        { at: endsAt, name: 'scanTimeout', data: {}, tag: 'scan' },
-      ];
-      p = schedule({ ...p, seen, scan_ends_at: endsAt }, all);
+      const p = scheduleScan(cur, found, devices, now, endsAt);
       return { next: p, result: { devices, ends_at: iso(endsAt) } };
     });
     return result;
@@ -145,58 +129,19 @@ export class PhoneService implements Lifecycle {
     if (req.uuid === undefined && req.serialNumber === undefined)
       throw SimError.invalidField(['body'], 'Name the recorder by uuid or serialNumber', 'missing');
     const p = await this.must(id);
-    const sn = this.resolve(p, req);
+    const sn = resolveSerial(p, req);
     if (p.connection) await this.disconnect(id, 'reconnect');
-    const token = req.pinned_id
-      ? handshakeTokenOf(accountOfToken(req.pinned_id))
-      : p.honour_device_token && req.deviceToken
-        ? req.deviceToken
-        : p.handshake_token;
+    const token = offeredToken(p, req);
     const busyWith = await this.recorderBusy(sn, id);
-    const reached = await this.recorders.change<{ rec: RecorderRecord; reason: RefusalReason | null }>(
-      sn,
-      (rec) => {
-        if (rec.mac !== p.seen[sn]) throw unknownDevice(sn, true);
-        const reason: RefusalReason | null =
-          !rec.in_range || busyWith
-            ? 'BLE_CONNECT_FAILED'
-            : rec.recording
-              ? 'RECORDING_NOW'
-              : rec.paired_to && handshakeTokenOf(rec.paired_to) !== token
-                ? 'TOKEN_NOT_MARCH'
-                : null;
-        if (reason) return { result: { rec, reason } };
-        // An unpaired recorder takes the token it is offered (as a phone's first pairing).
-        const paired_to = rec.paired_to ?? accountOfToken(token);
-        return { next: { ...rec, paired_to, connected_phone: id }, result: { rec, reason } };
-      },
-    );
+    const reached = await this.recorders.change(sn, (rec) => reachRecorder(rec, p, sn, busyWith, token));
     // The SDK signs the serial during the handshake (sn-sign), so the cloud knows it from now on.
     if (reached.reason !== 'BLE_CONNECT_FAILED')
       await this.devices.sign({ sn, type: reached.rec.type }, 'body');
     const made = await this.phones.update(id, (cur) => {
       if (!cur) throw phoneNotFound(id);
       const now = this.now(cur);
-      const base = {
-        sn,
-        uuid: uuidFor(cur, reached.rec.mac),
-        outcome: reached.reason ? ('refused' as const) : ('paired' as const),
-        reason: reached.reason,
-      };
-      const evs = handshakeEvents(cur, base);
-      const c: ConnectionRecord = {
-        ...base,
-        handshake_token: token,
-        pinned: req.pinned_id !== undefined,
-        clear: req.clear ?? false,
-        started_at: now,
-        settles_at: now + Math.max(0, ...evs.map((e) => e.after)),
-      };
-      const next = schedule(
-        { ...cur, connection: c },
-        evs.map((e) => ({ at: now + e.after, name: e.name, data: e.data, tag: 'conn' as const })),
-      );
-      return { next, result: { view: connectionView(c, now), seq: next.seq, phone: next } };
+      const { next, view } = openConnection(cur, sn, reached.rec, reached.reason, token, req, now);
+      return { next, result: { view, seq: next.seq, phone: next } };
     });
     // The last bridge event of a paired handshake is its `bind`: the event's cause.
     if (made.view.outcome === 'paired') await this.events.connected(made.phone, sn, made.seq);
@@ -209,13 +154,7 @@ export class PhoneService implements Lifecycle {
       if (!cur) throw phoneNotFound(id);
       const now = this.now(cur);
       if (!cur.connection) return { result: { view: phoneView(cur, now), sn: undefined, next: cur } };
-      const wasUp = cur.connection.outcome === 'paired';
-      let next: PhoneRecord = { ...dropPending(cur, 'conn', now), connection: null };
-      if (wasUp)
-        next = schedule(next, [
-          { at: now, name: 'connectState', data: { connected: false, failed: false, state: 0 } },
-        ]);
-      const sn = wasUp ? cur.connection.sn : undefined;
+      const { next, sn } = closeConnection(cur, now);
       return { next, result: { view: phoneView(next, now), sn, next } };
     });
     if (sn) {
@@ -229,30 +168,13 @@ export class PhoneService implements Lifecycle {
   async depair(id: string, clear = true): Promise<Dev['DepairAnswer']> {
     const p = await this.must(id);
     const c = requireConnected(p, this.now(p));
-    const { mac, deleted } = await this.recorders.change(c.sn, (rec) => {
-      const wipe = clear && rec.clear_deletes_recordings;
-      const mac = randomMac(this.random);
-      const next = {
-        ...rec,
-        paired_to: null,
-        mac,
-        connected_phone: null,
-        recordings: wipe ? [] : rec.recordings,
-      };
-      return { next, result: { mac, deleted: wipe ? rec.recordings.length : 0 } };
-    });
+    const { mac, deleted } = await this.recorders.change(c.sn, (rec) =>
+      depairedRecorder(rec, clear, this.random),
+    );
     const after = await this.phones.update(id, (cur) => {
       if (!cur) throw phoneNotFound(id);
       const now = this.now(cur);
-      const { [c.sn]: _gone, ...seen } = cur.seen;
-      const next = schedule({ ...dropPending(cur, 'conn', now), connection: null, seen }, [
-        { at: now + delay(cur, 'depair'), name: 'depair', data: { status: 0 } },
-        {
-          at: now + delay(cur, 'depairDrop'),
-          name: 'connectState',
-          data: { connected: false, failed: false, state: 0 },
-        },
-      ]);
+      const next = depairedPhone(cur, c.sn, now);
       return { next, result: next };
     });
     await this.events.disconnected(after, c.sn, after.seq, 'depair');
@@ -261,18 +183,7 @@ export class PhoneService implements Lifecycle {
 
   async poll(id: string, after: number, limit: number): Promise<Dev['EventPage']> {
     const p = await this.must(id);
-    const now = this.now(p);
-    const out: Dev['Event'][] = [];
-    let next_at: string | null = null;
-    for (const e of p.events) {
-      if (e.seq <= after) continue;
-      if (e.at > now || out.length >= limit) {
-        next_at = e.at > now ? iso(e.at) : iso(now);
-        break;
-      }
-      out.push({ seq: e.seq, at: iso(e.at), name: e.name, data: e.data });
-    }
-    return { events: out, cursor: out.length ? out[out.length - 1]!.seq : after, next_at, now: iso(now) };
+    return eventPage(p, this.now(p), after, limit);
   }
 
   /** Deliver a recorder's own event (record pressed) to the phone connected to it. */
@@ -311,20 +222,6 @@ export class PhoneService implements Lifecycle {
     return p;
   }
 
-  /** The serial a connect names, as this phone's scan saw it. */
-  private resolve(p: PhoneRecord, req: Dev['ConnectRequest']): string {
-    if (req.uuid !== undefined) {
-      const hit = Object.entries(p.seen).find(
-        ([, mac]) => uuidFor(p, mac).toUpperCase() === req.uuid!.toUpperCase(),
-      );
-      if (!hit) throw unknownDevice(req.uuid, false);
-      return hit[0];
-    }
-    const sn = req.serialNumber!.toUpperCase();
-    if (!p.seen[sn]) throw unknownDevice(sn, false);
-    return sn;
-  }
-
   /** Another live phone holds a paired connection to `sn`. */
   private async recorderBusy(sn: string, me: string): Promise<boolean> {
     const rec = await this.recorders.record(sn);
@@ -345,14 +242,3 @@ export class PhoneService implements Lifecycle {
       });
   }
 }
-
-const phoneNotFound = (id: string): SimError =>
-  SimError.notFound('PHONE_NOT_FOUND', `No phone ${id}; create one with POST /phones.`);
-
-const unknownDevice = (what: string, moved: boolean): SimError =>
-  SimError.notFound(
-    'UNKNOWN_DEVICE',
-    moved
-      ? `Recorder ${what} has changed its radio id since this phone's scan (after a depair); scan again.`
-      : `No recorder ${what} was seen by this phone's scan; scan first, then connect by uuid or serialNumber.`,
-  );

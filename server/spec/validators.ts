@@ -1,10 +1,8 @@
 import { createRequire } from 'node:module';
-import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { bodySent } from '../core/bodySent.js';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { ValidationIssue } from '../core/errors.js';
 import { createAjv, sharedAjv } from './ajv.js';
 import { toIssues } from './issues.js';
-import { jsonLimitIssues } from './jsonLimits.js';
 import {
   type OperationInfo,
   type Parameter,
@@ -13,50 +11,11 @@ import {
   sha256,
   specCachePath,
 } from './openapi.js';
+import { type RequestParts, type RequestValidators, requestIssues } from './requestIssues.js';
+import { formatErrors } from './responseErrors.js';
 
 // The build's compiled validators, and ajv's standalone writer, are CommonJS.
 const require = createRequire(import.meta.url);
-
-export interface RequestParts {
-  query: Record<string, unknown>;
-  headers: Record<string, unknown>;
-  params: Record<string, unknown>;
-  body: unknown;
-  /** Media type of the body as sent, without parameters, or undefined when there is none. */
-  contentType: string | undefined;
-  hasBody: boolean;
-}
-
-interface RequestValidators {
-  query?: ValidateFunction;
-  header?: ValidateFunction;
-  path?: ValidateFunction;
-  bodies: Map<string, ValidateFunction>;
-  bodyRequired: boolean;
-}
-
-/**
- * A body sent in a media type the operation does not read (curl's `-d` sends form encoding):
- * the schema check would say "Field required" of a field that was sent. The status stays
- * the 422 live gives, but the message names the type received and the one(s) expected.
- */
-function unreadBodyIssue(v: RequestValidators, parts: RequestParts): ValidationIssue | undefined {
-  const sent = parts.contentType;
-  if (v.bodies.has('*/*')) return undefined;
-  if (
-    sent !== undefined
-      ? v.bodies.has(sent) || v.bodies.has(`${sent.split('/')[0]}/*`)
-      : !bodySent(parts.headers)
-  )
-    return undefined;
-  const expected = [...v.bodies.keys()];
-  const received = sent === undefined ? 'without a Content-Type header' : `as ${sent}`;
-  return {
-    loc: ['body'],
-    msg: `Body sent ${received}, which this operation does not read; send it as ${expected.join(' or ')} (Content-Type: ${expected[0]})`,
-    type: 'missing',
-  };
-}
 
 /** Where the build writes a document's compiled request validators. */
 export const prebuiltPath = (spec: SpecIndex): string =>
@@ -205,30 +164,7 @@ export class SpecValidators {
   /** Every way the request breaks the operation's spec, FastAPI-style; empty when valid. */
   validateRequest(op: OperationInfo, parts: RequestParts): ValidationIssue[] {
     const v = this.requestValidators(op);
-    const issues: ValidationIssue[] = [];
-    const check = (fn: ValidateFunction | undefined, data: unknown, loc: string) => {
-      if (fn && !fn(data)) issues.push(...toIssues(fn.errors ?? [], loc, data));
-    };
-    check(v.path, parts.params, 'path');
-    check(v.query, parts.query, 'query');
-    check(v.header, parts.headers, 'header');
-    // After coercion: ajv turns "1e400" into Infinity and accepts it as an integer.
-    issues.push(...jsonLimitIssues(parts.params, 'path'), ...jsonLimitIssues(parts.query, 'query'));
-    if (v.bodies.size > 0) {
-      const unread = unreadBodyIssue(v, parts);
-      if (unread) issues.push(unread);
-      else if (!parts.hasBody) {
-        if (v.bodyRequired) issues.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
-      } else {
-        const fn = (parts.contentType && v.bodies.get(parts.contentType)) || v.bodies.values().next().value;
-        const unstorable = jsonLimitIssues(parts.body, 'body');
-        // Refused before the schema: ajv would take Infinity for an integer, and recurse into
-        // (or let through) values nested too deep to ever be serialised again.
-        if (unstorable.length > 0) issues.push(...unstorable);
-        else check(fn, parts.body, 'body');
-      }
-    }
-    return issues;
+    return requestIssues(v, parts);
   }
 
   /**
@@ -283,16 +219,6 @@ export class SpecValidators {
     if (!fn || fn(body)) return [];
     return formatErrors(fn.errors ?? [], `${op.id} ${status} response body`);
   }
-}
-
-function formatErrors(errors: ErrorObject[], prefix: string): string[] {
-  return errors.map((e) => {
-    const field =
-      e.keyword === 'required'
-        ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
-        : e.instancePath || '/';
-    return `${prefix}: ${field} ${e.message ?? 'is invalid'}`;
-  });
 }
 
 const cache = new Map<SpecIndex, SpecValidators>();

@@ -16,7 +16,8 @@ import {
   readAudio,
 } from '../testing/audioFixtures.js';
 import type { SpecResult } from './model.js';
-import { type TranscriptionOptions, TranscriptionService } from './service.js';
+import { TranscriptionService } from './service.js';
+import type { TranscriptionOptions } from './transcriptionOptions.js';
 
 const APP = { client_id: 'app-1', result_shape: 'spec' } as PartnerApp;
 const OTHER = { client_id: 'app-2', result_shape: 'spec' } as PartnerApp;

@@ -1,61 +1,30 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { BoundedMap } from '../core/boundedMap.js';
-import { type ClockOf, oneClock, type SimClock, toIso } from '../core/clock.js';
+import { type ClockOf, oneClock, type SimClock } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import type { Lifecycle } from '../core/lifecycle.js';
 import type { Random } from '../core/random.js';
 import type { PartnerApp } from '../domain/apps.js';
-import type { FileSource } from '../domain/fileSource.js';
 import { PagedSweep } from '../store/pagedSweep.js';
 import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
 import { storedEngineAudio } from './engineAudio.js';
 import type { EngineAudio } from './engineClient.js';
-import { type EngineSettings, EngineWork, planEngine } from './engineWork.js';
+import { EngineWork } from './engineWork.js';
 import { ExternalFetches, refetchedAudio } from './fetchTask.js';
-import {
-  type AdminTask,
-  normalizeParams,
-  type Override,
-  type Result,
-  type ResultShape,
-  type TaskBody,
-  type TaskRecord,
-  type Transcript,
-  type TranscriptionParams,
-  type TranscriptionStatus,
-} from './model.js';
+import type { AdminTask, TaskBody, TaskRecord, TranscriptionParams, TranscriptionStatus } from './model.js';
+import { newTask } from './newTask.js';
 import { checkParams } from './paramsPolicy.js';
-import { type Heard, shapeResult } from './resultShape.js';
-import { fakeHeard, heardFor, type ResultInput } from './results.js';
 import { TaskAudio } from './taskAudio.js';
+import { adminTask, taskBody } from './taskBodies.js';
 import type { Settled } from './taskEvents.js';
-import { taskDuration, taskExpired, taskView } from './taskState.js';
+import { TaskResults } from './taskResults.js';
+import { engineFor, shapeFor } from './taskSettings.js';
+import { taskExpired, taskView } from './taskState.js';
 import type { StatusView } from './timeline.js';
-
-export interface TranscriptionOptions {
-  /** Resolves `file_url`s on the simulator's own storage (absent: every URL is external). */
-  files?: FileSource;
-  /**
-   * Consulted once per submission (fault rules of the control API): the state the new task
-   * of this app ends in, or stays in, instead of SUCCESS.
-   */
-  outcomeFor?: (clientId: string) => Promise<Override | undefined>;
-  /** Each app's clock (progress follows the clock of the task's app); default: the instance clock. */
-  clockOf?: ClockOf;
-  /** The transcript attached to audio with this MD5, if any (control API, fixture sidecars). */
-  transcriptFor?: (md5: string) => Promise<Transcript | undefined>;
-  /** The app of a client id (its result shape for events); absent: the server's shape. */
-  appOf?: (clientId: string) => PartnerApp | undefined;
-  /** Told of each new task and each forced status (webhook events: taskEvents.ts). */
-  events?: { submitted(rec: TaskRecord): Promise<void>; forced(rec: TaskRecord): Promise<void> };
-}
+import type { TranscriptionOptions } from './transcriptionOptions.js';
 
 const notFound = () => SimError.notFound('TRANSCRIPTION_NOT_FOUND', 'No transcription task with this id.');
-const RESULT_CACHE = 256;
-/** Transcripts are test data, not secrets: without --seed they still follow the audio alone. */
-const RESULT_SEED = 'partner-sim';
 
 /**
  * Transcription tasks: submission, status (computed, never scheduled — see timeline.ts),
@@ -77,7 +46,7 @@ export class TranscriptionService implements Lifecycle {
   private readonly sweeping: PagedSweep<TaskRecord>;
   private readonly random: Random;
   private readonly audio: TaskAudio;
-  private readonly results = new BoundedMap<string, Heard>(RESULT_CACHE);
+  private readonly results: TaskResults;
   private readonly clockOf: ClockOf;
   private readonly engines: EngineWork;
   private readonly fetches: ExternalFetches;
@@ -97,24 +66,7 @@ export class TranscriptionService implements Lifecycle {
     this.random = random.fork('transcriptions');
     this.engines = new EngineWork(store, this.tasks, this.clockOf, (r) => this.engineAudio(r), logger);
     this.fetches = new ExternalFetches(this.tasks, config.fetchAllowPrivate, this.engines, logger);
-  }
-
-  /** The app's own `transcriber` when it has one (`none`: no engine), else --transcriber. */
-  engineFor(app: PartnerApp): EngineSettings | undefined {
-    const url = app.transcriber ?? this.config.transcriber;
-    if (url === undefined || url === 'none') return undefined;
-    const c = this.config;
-    return {
-      url,
-      model: c.transcriberModel,
-      timeoutMs: c.transcriberTimeoutMs,
-      ...(c.transcriberDiarization ? { diarizeUrl: c.transcriberDiarization } : {}),
-    };
-  }
-
-  /** The app's own switch when it has one, else --result-shape (default `both`). */
-  shapeFor(app: PartnerApp): ResultShape {
-    return app.result_shape ?? this.config.resultShape;
+    this.results = new TaskResults(config, this.engines, opts.transcriptFor);
   }
 
   /**
@@ -137,38 +89,18 @@ export class TranscriptionService implements Lifecycle {
     ownUrl?: string,
   ): Promise<TaskBody> {
     const found = await this.opts.files?.lookup(req.file_url, ownUrl);
-    const source: TaskRecord['source'] =
-      found === undefined
-        ? { kind: 'external' }
-        : found.status === 'found'
-          ? {
-              kind: 'storage',
-              file_id: found.file.file_id,
-              md5: found.file.md5,
-              filetype: found.file.filetype,
-              size: found.file.size,
-            }
-          : { kind: 'unavailable', message: `The audio file could not be downloaded: ${found.reason}` };
     const outcome = await this.opts.outcomeFor?.(app.client_id);
-    const params = normalizeParams(req.params);
-    const engine = this.engineFor(app);
-    const rec: TaskRecord = {
-      transcription_id: `task_exec_${this.random.hex(16)}`,
-      client_id: app.client_id,
-      file_url: req.file_url,
-      params,
-      created_ms: this.clockOf(app.client_id).now(),
-      source,
-      ...(outcome ? { outcome } : {}),
-      ...(engine && source.kind === 'storage' ? { engine: planEngine(source.md5, params, engine) } : {}),
-      ...(source.kind === 'external' && this.config.fetchExternalAudio ? { fetching: true as const } : {}),
-    };
+    const engine = engineFor(this.config, app);
+    const id = `task_exec_${this.random.hex(16)}`;
+    const createdMs = this.clockOf(app.client_id).now();
+    const fetchExternal = this.config.fetchExternalAudio;
+    const rec = newTask({ id, app, req, createdMs, found, outcome, engine, fetchExternal });
     await this.tasks.put(rec.transcription_id, rec);
     await this.opts.events?.submitted(rec);
     // Read (or fetch) the audio now, in the background (then hand it to the engine, if any):
     // the answer does not wait for either.
     this.fetches.start(rec, engine);
-    if (source.kind === 'storage')
+    if (rec.source.kind === 'storage')
       this.audio
         .withAudio(rec)
         .then((r) => this.startEngine(r))
@@ -185,16 +117,11 @@ export class TranscriptionService implements Lifecycle {
     await this.dropIfExpired(rec);
     // A task still waiting for its fetch or engine (e.g. after a restart) gets it started;
     // never waited for.
-    this.fetches.start(rec, this.engineFor(app));
+    this.fetches.start(rec, engineFor(this.config, app));
     this.startEngine(rec);
     const view = this.view(rec);
-    const data = view.status === 'SUCCESS' ? await this.result(rec, this.shapeFor(app)) : {};
-    return {
-      transcription_id: id,
-      status: view.status,
-      data,
-      ...(view.message ? { message: view.message } : {}),
-    };
+    const data = view.status === 'SUCCESS' ? await this.results.result(rec, shapeFor(this.config, app)) : {};
+    return taskBody(id, view, data);
   }
 
   async list(clientId?: string): Promise<AdminTask[]> {
@@ -249,16 +176,11 @@ export class TranscriptionService implements Lifecycle {
     if (view.status === 'REVOKED') return 'none';
     if (view.status !== 'SUCCESS' && view.status !== 'FAILURE') return undefined;
     const app = this.opts.appOf?.(rec.client_id);
-    const shape = app ? this.shapeFor(app) : this.config.resultShape;
-    const data = view.status === 'SUCCESS' ? await this.result(rec, shape) : {};
+    const shape = app ? shapeFor(this.config, app) : this.config.resultShape;
+    const data = view.status === 'SUCCESS' ? await this.results.result(rec, shape) : {};
     return {
       event: view.status === 'SUCCESS' ? 'transcription.completed' : 'transcription.failed',
-      data: {
-        transcription_id: id,
-        status: view.status,
-        data,
-        ...(view.message ? { message: view.message } : {}),
-      },
+      data: taskBody(id, view, data),
     };
   }
 
@@ -273,16 +195,7 @@ export class TranscriptionService implements Lifecycle {
   }
 
   private admin(rec: TaskRecord): AdminTask {
-    const view = this.view(rec);
-    return {
-      transcription_id: rec.transcription_id,
-      client_id: rec.client_id,
-      status: view.status,
-      file_url: rec.file_url,
-      created_at: toIso(rec.created_ms),
-      ...(rec.pinned ? { forced_status: rec.pinned.status } : {}),
-      ...(view.message ? { message: view.message } : {}),
-    };
+    return adminTask(rec, this.view(rec));
   }
 
   private view(rec: TaskRecord): StatusView {
@@ -329,34 +242,7 @@ export class TranscriptionService implements Lifecycle {
   private async dropIfExpired(rec: TaskRecord): Promise<void> {
     if (!this.expired(rec)) return;
     await this.tasks.delete(rec.transcription_id);
-    this.results.delete(rec.transcription_id);
+    this.results.forget(rec.transcription_id);
     throw notFound();
-  }
-
-  private async result(rec: TaskRecord, shape: ResultShape): Promise<Result> {
-    const md5 = rec.source.kind === 'storage' || rec.source.kind === 'fetched' ? rec.source.md5 : undefined;
-    const audioKey = md5 ? `md5:${md5}` : `url:${rec.file_url}`;
-    const input: ResultInput = {
-      seed: this.config.seed ?? RESULT_SEED,
-      audioKey,
-      duration: taskDuration(rec),
-      params: rec.params,
-    };
-    const attached = md5 ? await this.opts.transcriptFor?.(md5) : undefined;
-    const engine = attached ? undefined : await this.engines.result(rec);
-    return shapeResult(
-      await heardFor(input, attached, engine, (i) => this.cachedFake(rec.transcription_id, i)),
-      shape,
-    );
-  }
-
-  /** The made-up transcript of a task, made once (an attached one is read fresh on each poll). */
-  private async cachedFake(id: string, input: ResultInput): Promise<Heard> {
-    let heard = this.results.get(id);
-    if (!heard) {
-      heard = await fakeHeard(input);
-      this.results.set(id, heard);
-    }
-    return heard;
   }
 }

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { type RequestHandler, Router } from 'express';
-import { WEBHOOK_DELIVERY } from '../control/faults.js';
+import { WEBHOOK_DELIVERY } from '../control/faultModel.js';
 import { SimError } from '../core/errors.js';
 import { fromRoot } from '../core/root.js';
 import { API_PREFIXES } from '../http/apiPrefixes.js';
