@@ -312,7 +312,7 @@ describe('external audio (--fetch-external-audio)', () => {
     webHits = 0;
     const byNumber = (await svc.submit(APP, { file_url: `${webUrl}/hello.wav` })).transcription_id;
     const byName = (
-      await svc.submit(APP, { file_url: webUrl.replace('127.0.0.1', 'localhost') + '/hello.wav' })
+      await svc.submit(APP, { file_url: `${webUrl.replace('127.0.0.1', 'localhost')}/hello.wav` })
     ).transcription_id;
     advance(5000);
     expect((await settled(byNumber)).message).toMatch(

@@ -1,0 +1,154 @@
+import { parseDuration } from '../core/duration.js';
+import { GiB, option } from './kit.js';
+
+/** How the simulated service behaves: tokens, uploads, transcription, answer shapes, journal. */
+export const serviceOptions = [
+  option({
+    flag: 'partner-token-ttl',
+    key: 'partnerTokenTtlS',
+    kind: 'int',
+    default: 3600,
+    env: 'PARTNER_SIM_PARTNER_TOKEN_TTL',
+    help: 'partner token lifetime, seconds',
+  }),
+  option({
+    flag: 'user-token-ttl',
+    key: 'userTokenTtlS',
+    kind: 'int',
+    default: 86400,
+    env: 'PARTNER_SIM_USER_TOKEN_TTL',
+    help: 'user token lifetime when the request gives none, seconds',
+  }),
+  option({
+    flag: 'refresh-token-ttl',
+    key: 'refreshTokenTtlS',
+    kind: 'int',
+    default: 30 * 86400,
+    env: 'PARTNER_SIM_REFRESH_TOKEN_TTL',
+    help: 'refresh token lifetime, seconds',
+  }),
+  option({
+    flag: 'chunk-size',
+    key: 'chunkSize',
+    kind: 'int',
+    default: 5 * 1024 * 1024,
+    env: 'PARTNER_SIM_CHUNK_SIZE',
+    help: 'ChunkSize of upload sessions, bytes',
+  }),
+  option({
+    flag: 'max-file-size',
+    key: 'maxFileSize',
+    kind: 'int',
+    default: 5 * GiB,
+    env: 'PARTNER_SIM_MAX_FILE_SIZE',
+    help: 'largest accepted filesize, bytes',
+  }),
+  option({
+    flag: 'presign-expiry',
+    key: 'presignExpiryS',
+    kind: 'int',
+    default: 3600,
+    env: 'PARTNER_SIM_PRESIGN_EXPIRY',
+    help: 'lifetime of part upload URLs, seconds',
+  }),
+  option({
+    flag: 'download-expiry',
+    key: 'downloadExpiryS',
+    kind: 'int',
+    default: 86400,
+    env: 'PARTNER_SIM_DOWNLOAD_EXPIRY',
+    help: 'lifetime of DownloadUrl, seconds',
+  }),
+  option({
+    flag: 'upload-ttl',
+    key: 'uploadTtlS',
+    kind: 'int',
+    default: 86400,
+    env: 'PARTNER_SIM_UPLOAD_TTL',
+    help: 'abandoned upload sessions are removed after this many seconds',
+  }),
+  option({
+    flag: 'upload-filetypes',
+    key: 'uploadFiletypes',
+    kind: 'string',
+    default: [] as string[],
+    env: 'PARTNER_SIM_UPLOAD_FILETYPES',
+    help: 'comma list of upload filetypes accepted besides mp3 and opus (live refuses others), e.g. wav,m4a',
+    parse: (raw) => {
+      const list = raw
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
+      const bad = list.find((t) => !/^[a-z0-9]{1,16}$/.test(t));
+      if (bad !== undefined) throw new Error(`${JSON.stringify(bad)} is not a lowercase file extension`);
+      return list;
+    },
+  }),
+  option({
+    flag: 'transcription-delay',
+    key: 'transcriptionDelay',
+    kind: 'string',
+    default: 'auto' as number | 'auto',
+    env: 'PARTNER_SIM_TRANSCRIPTION_DELAY',
+    help: "total transcription time in ms, 'instant' (0) or 'auto' (a few seconds, scaled by audio duration)",
+    parse: (raw) => {
+      if (raw === 'auto') return 'auto';
+      if (raw === 'instant') return 0;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0)
+        throw new Error("expected 'auto', 'instant' or a whole number of ms");
+      return n;
+    },
+  }),
+  option({
+    flag: 'result-shape',
+    key: 'resultShape',
+    kind: 'string',
+    default: 'both' as 'both' | 'spec' | 'live',
+    env: 'PARTNER_SIM_RESULT_SHAPE',
+    help: 'transcription result shape: both (data.segments and data.results), spec (segments) or live (results)',
+    choices: ['both', 'spec', 'live'],
+  }),
+  option({
+    flag: 'result-retention',
+    key: 'resultRetentionMs',
+    kind: 'string',
+    default: 7 * 86_400_000,
+    env: 'PARTNER_SIM_RESULT_RETENTION',
+    help: "how long a finished transcription task stays readable: a duration such as '7d', '36h', '90m', '30s' or ms",
+    parse: parseDuration,
+  }),
+  option({
+    flag: 'error-shape',
+    key: 'errorShape',
+    kind: 'string',
+    default: 'spec' as 'spec' | 'live',
+    env: 'PARTNER_SIM_ERROR_SHAPE',
+    help: 'error bodies: spec ({detail, message}) or live ({code, message})',
+    choices: ['spec', 'live'],
+  }),
+  option({
+    flag: 'live-rate-limits',
+    key: 'liveRateLimits',
+    kind: 'bool',
+    default: false,
+    env: 'PARTNER_SIM_LIVE_RATE_LIMITS',
+    help: 'enforce documented live rate limits per client (token exchange 10/min, transcription API 60/min)',
+  }),
+  option({
+    flag: 'strict-params',
+    key: 'strictParams',
+    kind: 'bool',
+    default: false,
+    env: 'PARTNER_SIM_STRICT_PARAMS',
+    help: 'refuse unknown fields in transcription params with 422 (default: ignore them, warn in X-Sim-Warning)',
+  }),
+  option({
+    flag: 'journal-size',
+    key: 'journalSize',
+    kind: 'int',
+    default: 1000,
+    env: 'PARTNER_SIM_JOURNAL_SIZE',
+    help: 'request journal entries kept per app (one ring each, plus one for no app)',
+  }),
+] as const;
