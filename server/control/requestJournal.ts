@@ -1,12 +1,11 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { toIso } from '../core/clock.js';
 import { beforeEnd } from '../http/beforeEnd.js';
-import { claimedClientId } from '../http/claimedClientId.js';
 import { type SimLocals, type Surface, simLocals } from '../http/types.js';
 import type { Services } from '../services.js';
-import { type DeferredEntry, type JournalEntry, unverifiedRing } from '../store/store.js';
+import type { DeferredEntry, JournalEntry } from '../store/store.js';
 import { boundEntry, retainedHeaders, retainedUrl, summarizeAnswer, summarizeBody } from './entryBounds.js';
-import { requestOwner } from './owner.js';
+import { journalOwner, requestOwner } from './owner.js';
 import { redactHeaders, scrub } from './redact.js';
 import { errorCodeOf, type LineFacts, readableLine } from './requestLine.js';
 import { TrafficSummary } from './trafficSummary.js';
@@ -87,7 +86,7 @@ class Recording implements DeferredEntry {
     const sim = simLocals(res);
     const { surface } = this;
     this.latencyMs = Math.round((performance.now() - this.started) * 100) / 100;
-    const owner = surface === 'admin' ? {} : ownerOf(this.ctx.services, found, req, res, status);
+    const owner = surface === 'admin' ? {} : journalOwner(this.ctx.services, found, req, res, status);
     this.status = status;
     this.error = error;
     this.client_id = owner.clientId ?? null;
@@ -257,36 +256,6 @@ export function journalRequests(
     res.on('close', recordOnClose);
     then(req, res, next);
   };
-}
-
-interface Owner {
-  clientId?: string | undefined;
-  /** The journal ring: an existing app's id, or undefined for the no-app ring. */
-  ring?: string | undefined;
-  unverified?: boolean;
-}
-
-/**
- * Which app a request belongs to. Verified: its credentials passed, or (storage) the signed
- * URL of one of the app's uploads was accepted. Otherwise the id it claimed, marked
- * `unverified`: anyone can claim an id, so such requests never evict the app's own entries.
- * They go to the claimed app's unverified ring, or the no-app ring when no such app exists
- * (so claims cannot create rings); listing an app's journal still shows them.
- */
-function ownerOf(
-  services: Services,
-  found: string | undefined,
-  req: Request,
-  res: Response,
-  status: number,
-): Owner {
-  const refusedUrl = simLocals(res).op?.storage && status === 403;
-  if (found !== undefined && !refusedUrl) return { clientId: found, ring: found };
-  const claimed = found ?? claimedClientId(req);
-  if (claimed === undefined || claimed === '') return {};
-  // Anyone can claim any id, up to a header's size: kept no longer than an app's id can be.
-  const ring = services.apps.get(claimed) ? unverifiedRing(claimed) : undefined;
-  return { clientId: claimed.slice(0, 256), ring, unverified: true };
 }
 
 /**
