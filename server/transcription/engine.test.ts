@@ -18,7 +18,7 @@ import {
   readAudio,
 } from '../testing/audioFixtures.js';
 import { type SpeechStub, STUB_SEGMENTS, startSpeechStub } from '../testing/speechStub.js';
-import { isPrivateAddress } from './externalAudio.js';
+import { isPrivateAddress } from '../core/addressGuard.js';
 import type { SpecResult, TaskRecord, TranscriptionParams } from './model.js';
 import { TranscriptionService } from './service.js';
 
