@@ -69,7 +69,7 @@ export const extraOptions = [
     kind: 'string',
     default: 20_000,
     env: 'PARTNER_SIM_HEADERS_TIMEOUT',
-    help: "time a connection has to send a request's headers: a duration such as '20s' or ms",
+    help: "time a connection has to send a request's headers: a duration such as '20s' or ms; with --https one that sends nothing or does not finish its TLS handshake is closed after 10 s at most",
     parse: parseDuration,
   }),
   option({
