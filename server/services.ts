@@ -162,7 +162,10 @@ export function createServices(deps: CoreDeps): Services {
     random.fork('faults'),
     () => new Set(apiSpec().operations.keys()),
   );
-  const journal = store.journal(config.journalSize);
+  const journal = store.journal(config.journalSize, {
+    entries: config.journalUnverified,
+    bytes: config.journalUnverifiedBytes,
+  });
   const journalLifecycle: Lifecycle = {
     resetAll: async () => void (await journal.clear()),
     resetApp: async (clientId) => void (await journal.clear(clientId)),
