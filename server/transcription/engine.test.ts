@@ -207,6 +207,10 @@ describe('a speech engine (--transcriber)', () => {
     ['not-json', /^Transcription failed: the speech engine answered something other than JSON\.$/],
     ['huge', /^Transcription failed: the speech engine's answer is larger than \d+ bytes\.$/],
     ['hang', /^Transcription failed: the speech engine did not answer within 1 s\.$/],
+    [
+      'redirect',
+      /^Transcription failed: the speech engine answered a redirect \(HTTP 307 to http:\/\/127\.0\.0\.1:\d+\/elsewhere\), not followed with the audio\.$/,
+    ],
   ] as const)('ends in FAILURE with a clear message when the engine %s', async (mode, message) => {
     stub.mode = mode;
     const { svc, submit, settled, advance } = await setup({ transcriberTimeoutMs: 800 });
@@ -215,6 +219,8 @@ describe('a speech engine (--transcriber)', () => {
     const done = await settled(id);
     expect(done).toMatchObject({ status: 'FAILURE', data: {} });
     expect(done.message).toMatch(message);
+    // A redirect is never followed: the audio went nowhere else.
+    expect(stub.calls.filter((c) => c.path === '/elsewhere')).toEqual([]);
     // Not kept: the next task of that audio asks again.
     stub.mode = 'ok';
     const again = await submit('1'.repeat(32));
