@@ -90,6 +90,9 @@ export function guardedServer(
     },
   );
   server.maxConnections = limits.maxConnections + REFUSED_SLOTS;
+  // Node answers an `Expect` other than 100-continue with a 417 no operation declares; an
+  // expectation the server does not know may be ignored (RFC 9110 §10.1.1), so it is.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
   const admit = (socket: Socket) => {
     if (open.has(socket) || refused.has(socket)) return;
     if (open.size >= limits.maxConnections && !evictIdle(open, active, innerOf)) {
