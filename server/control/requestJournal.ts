@@ -133,11 +133,14 @@ class Recording implements DeferredEntry {
     return this.originalUrl;
   }
 
-  /** About what this entry keeps until built: its texts, and the object itself. */
+  /**
+   * About what this entry keeps until built: its texts, and the object itself. Summaries count
+   * twice: strings of a parsed body may keep the body's text alive (V8 slices them from it).
+   */
   get retainedBytes(): number {
     let n = RECORDING_OVERHEAD + this.originalUrl.length;
     for (const k in this.headers) n += k.length + String(this.headers[k]).length;
-    return n + (JSON.stringify(this.body)?.length ?? 0) + (JSON.stringify(this.answer)?.length ?? 0);
+    return n + 2 * ((JSON.stringify(this.body)?.length ?? 0) + (JSON.stringify(this.answer)?.length ?? 0));
   }
 
   private line(id: string): void {

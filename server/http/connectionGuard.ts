@@ -40,10 +40,16 @@ export interface ConnectionGate {
   firstByteMs: number;
 }
 
-const gates = new WeakMap<Server, ConnectionGate>();
+/**
+ * Kept on the server under a registry symbol, not in a module's map: the built CLI is one
+ * bundle, while `--https` loads server/net from its own files with their own copy of this
+ * module, and both must find the same gate.
+ */
+const GATE = Symbol.for('partner-sim.connectionGate');
 
 /** The guard of a server made by `guardedServer`; undefined for another server. */
-export const connectionGate = (server: Server): ConnectionGate | undefined => gates.get(server);
+export const connectionGate = (server: Server): ConnectionGate | undefined =>
+  (server as Server & { [GATE]?: ConnectionGate })[GATE];
 
 /** A silent connection is closed after this at most (sooner with a shorter --headers-timeout). */
 const FIRST_BYTE_MS = 10_000;
@@ -92,7 +98,9 @@ export function guardedServer(
   server.maxConnections = limits.maxConnections + REFUSED_SLOTS;
   // Node answers an `Expect` other than 100-continue with a 417 no operation declares; an
   // expectation the server does not know may be ignored (RFC 9110 §10.1.1), so it is.
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    server.emit('request', req, res),
+  );
   const admit = (socket: Socket) => {
     if (open.has(socket) || refused.has(socket)) return;
     if (open.size >= limits.maxConnections && !evictIdle(open, active, innerOf)) {
@@ -107,14 +115,16 @@ export function guardedServer(
       active.delete(socket);
     });
   };
-  gates.set(server, {
-    accepted: admit,
-    servedAs(inner, socket) {
-      rawOf.set(inner, socket);
-      innerOf.set(socket, inner);
-      if (refused.has(socket)) inner.setTimeout(REFUSED_GRACE_MS);
-    },
-    firstByteMs: Math.min(FIRST_BYTE_MS, limits.headersTimeoutMs),
+  Object.defineProperty(server, GATE, {
+    value: {
+      accepted: admit,
+      servedAs(inner, socket) {
+        rawOf.set(inner, socket);
+        innerOf.set(socket, inner);
+        if (refused.has(socket)) inner.setTimeout(REFUSED_GRACE_MS);
+      },
+      firstByteMs: Math.min(FIRST_BYTE_MS, limits.headersTimeoutMs),
+    } satisfies ConnectionGate,
   });
   server.on('connection', (socket: Socket) => admit(raw(socket)));
   // Any socket timeout: a body that stalled, a refused connection that sent nothing, or an

@@ -11,7 +11,7 @@ import {
 } from './store.js';
 
 /** The defaults of `--journal-unverified` and `--journal-unverified-bytes`. */
-const DEFAULT_UNVERIFIED_BOUND: UnverifiedBound = { entries: 10_000, bytes: 32 * 1024 * 1024 };
+const DEFAULT_UNVERIFIED_BOUND: UnverifiedBound = { entries: 5000, bytes: 16 * 1024 * 1024 };
 
 interface Slot {
   id: string;
