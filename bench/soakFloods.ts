@@ -10,7 +10,7 @@ import net from 'node:net';
  * checks answered while it runs; the soak reads RSS around it.
  */
 
-export interface FloodResult {
+interface FloodResult {
   /** Health checks answered 200 within their deadline, of those sent. */
   answered: number;
   checks: number;
@@ -63,7 +63,7 @@ async function checkWhile(done: Promise<unknown>, urls: string[], everyMs: numbe
  * replaced as soon as the simulator closes it, for `seconds`; health checks over TLS and plain
  * HTTP meanwhile. Bounded: at most four times `sockets` are ever opened.
  */
-export async function tlsFlood(
+async function tlsFlood(
   plainUrl: string,
   httpsUrl: string,
   caCertPath: string,
@@ -107,7 +107,7 @@ export async function tlsFlood(
  * header and a 2 KiB JSON body each, as much as a journal entry keeps), 16 at a time; health
  * checks meanwhile.
  */
-export async function forgedFlood(url: string, apps: number, perApp: number): Promise<FloodResult> {
+async function forgedFlood(url: string, apps: number, perApp: number): Promise<FloodResult> {
   const ids: string[] = [];
   for (let i = 0; i < apps; i++) {
     const client_id = `forged-${i}-${Date.now()}`;

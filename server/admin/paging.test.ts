@@ -178,7 +178,8 @@ describe('every control API listing', () => {
       return;
     }
     expect(r.status).toBe(200);
-    if (id === 'listApps') expect(r.body.map((a: { client_id: string }) => a.client_id)).toEqual(['page-app-2']);
+    if (id === 'listApps')
+      expect(r.body.map((a: { client_id: string }) => a.client_id)).toEqual(['page-app-2']);
     // None of the fixture devices is bound through page-app-2.
     if (id === 'listDevices') expect(r.body).toEqual([]);
   });

@@ -15,7 +15,12 @@ const MAX = 8;
 beforeAll(async () => {
   const tmp = await tempDataDir();
   cleanup = tmp.cleanup;
-  sim = await startTestServer({ https: true, caDir: `${tmp.dir}/ca`, maxConnections: MAX, headersTimeoutMs: 1500 });
+  sim = await startTestServer({
+    https: true,
+    caDir: `${tmp.dir}/ca`,
+    maxConnections: MAX,
+    headersTimeoutMs: 1500,
+  });
   port = Number(new URL(sim.url).port);
 }, 60_000);
 afterAll(async () => {

@@ -56,7 +56,9 @@ export function transportExamples(ctx: FuzzContext, op: OperationInfo): FuzzRequ
     );
     // On the storage host the other spelling is another S3 key, not this operation.
     if (!op.storage)
-      out.push(req('the other trailing slash', { path: path.endsWith('/') ? path.slice(0, -1) : `${path}/` }));
+      out.push(
+        req('the other trailing slash', { path: path.endsWith('/') ? path.slice(0, -1) : `${path}/` }),
+      );
     const pathParams = op.parameters.filter((p) => p.in === 'path').length;
     for (let i = 0; i < pathParams; i++) {
       let n = 0;

@@ -1,6 +1,6 @@
-import { afterEach } from 'vitest';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 export interface Received {
   headers: IncomingMessage['headers'];
@@ -97,7 +97,9 @@ export async function startReceiver(initial: Behaviour = { status: 200 }) {
 }
 
 /** `receiver()` starts one; each is closed after the test that started it. */
-export function useReceivers(): (...args: Parameters<typeof startReceiver>) => ReturnType<typeof startReceiver> {
+export function useReceivers(): (
+  ...args: Parameters<typeof startReceiver>
+) => ReturnType<typeof startReceiver> {
   const started: Array<Awaited<ReturnType<typeof startReceiver>>> = [];
   afterEach(async () => {
     for (const r of started.splice(0)) await r.close();

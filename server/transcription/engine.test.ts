@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Config, testConfig } from '../config.js';
+import { isPrivateAddress } from '../core/addressGuard.js';
 import { SimClock } from '../core/clock.js';
 import { Random } from '../core/random.js';
 import type { PartnerApp } from '../domain/apps.js';
@@ -18,7 +19,6 @@ import {
   readAudio,
 } from '../testing/audioFixtures.js';
 import { type SpeechStub, STUB_SEGMENTS, startSpeechStub } from '../testing/speechStub.js';
-import { isPrivateAddress } from '../core/addressGuard.js';
 import type { SpecResult, TaskRecord, TranscriptionParams } from './model.js';
 import { TranscriptionService } from './service.js';
 

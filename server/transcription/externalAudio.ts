@@ -6,7 +6,13 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { AddressRefused, type AddressCheck, checkHost, guardedLookup, isPrivateAddress } from '../core/addressGuard.js';
+import {
+  type AddressCheck,
+  AddressRefused,
+  checkHost,
+  guardedLookup,
+  isPrivateAddress,
+} from '../core/addressGuard.js';
 
 /**
  * Fetching a `file_url` outside the simulator's storage (`--fetch-external-audio`, off by
@@ -37,8 +43,10 @@ export interface FetchOptions {
 }
 
 /** The fetcher's rule: no private, loopback or link-local address unless allowed. */
-const fetchCheck = (allowPrivate: boolean): AddressCheck => (address) =>
-  !allowPrivate && isPrivateAddress(address) ? 'a private address (not fetched)' : undefined;
+const fetchCheck =
+  (allowPrivate: boolean): AddressCheck =>
+  (address) =>
+    !allowPrivate && isPrivateAddress(address) ? 'a private address (not fetched)' : undefined;
 
 function fileTypeOf(url: URL): string {
   return (
@@ -56,31 +64,35 @@ function getOnce(url: URL, opts: Required<FetchOptions>, dest: string, deadline:
     const refused = checkHost(url.hostname, fetchCheck(opts.allowPrivate));
     if (refused !== undefined) return reject(new FetchError(refused));
     const mod = url.protocol === 'https:' ? https : http;
-    const req = mod.get(url, { lookup: guardedLookup(fetchCheck(opts.allowPrivate)), signal: deadline }, (res) => {
-      const status = res.statusCode ?? 0;
-      if (status >= 300 && status < 400 && res.headers.location) {
-        res.resume();
-        return resolve({ location: res.headers.location });
-      }
-      if (status !== 200) {
-        res.resume();
-        return reject(new FetchError(`the server answered HTTP ${status}`));
-      }
-      const declared = Number(res.headers['content-length']);
-      if (declared > opts.maxBytes) {
-        res.destroy();
-        return reject(new FetchError(`the file is larger than ${opts.maxBytes} bytes`));
-      }
-      const hash = createHash('md5');
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > opts.maxBytes)
-          res.destroy(new FetchError(`the file is larger than ${opts.maxBytes} bytes`));
-        else hash.update(chunk);
-      });
-      pipeline(res, createWriteStream(dest)).then(() => resolve({ md5: hash.digest('hex'), size }), reject);
-    });
+    const req = mod.get(
+      url,
+      { lookup: guardedLookup(fetchCheck(opts.allowPrivate)), signal: deadline },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400 && res.headers.location) {
+          res.resume();
+          return resolve({ location: res.headers.location });
+        }
+        if (status !== 200) {
+          res.resume();
+          return reject(new FetchError(`the server answered HTTP ${status}`));
+        }
+        const declared = Number(res.headers['content-length']);
+        if (declared > opts.maxBytes) {
+          res.destroy();
+          return reject(new FetchError(`the file is larger than ${opts.maxBytes} bytes`));
+        }
+        const hash = createHash('md5');
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > opts.maxBytes)
+            res.destroy(new FetchError(`the file is larger than ${opts.maxBytes} bytes`));
+          else hash.update(chunk);
+        });
+        pipeline(res, createWriteStream(dest)).then(() => resolve({ md5: hash.digest('hex'), size }), reject);
+      },
+    );
     req.on('error', reject);
   });
 }

@@ -127,7 +127,10 @@ export class Dispatcher {
     if (result === undefined) return; // stopped mid-attempt: the lease runs out, the attempt is made again
     // The whole answer within the deadline (docs/webhooks.md): a 2xx whose body stalls is a failure.
     const ok =
-      result.status !== undefined && result.status >= 200 && result.status < 300 && result.error === undefined;
+      result.status !== undefined &&
+      result.status >= 200 &&
+      result.status < 300 &&
+      result.error === undefined;
     const attempt: WebhookAttempt = {
       attempt: claimed.attempt,
       at: toIso(at),

@@ -86,7 +86,14 @@ describe('webhook egress', () => {
     const url = `http://localhost:${port}/hook`;
     const guard = egress.forDelivery(url);
     expect('lookup' in guard).toBe(true);
-    const result = await postOnce(url, {}, '{}', 2000, undefined, 'lookup' in guard ? guard.lookup : undefined);
+    const result = await postOnce(
+      url,
+      {},
+      '{}',
+      2000,
+      undefined,
+      'lookup' in guard ? guard.lookup : undefined,
+    );
     expect(result.error).toMatch(/^refused: localhost resolves to .*own listening address/);
     expect(r.got).toHaveLength(0);
   });
@@ -101,7 +108,9 @@ describe('webhook egress', () => {
       expect(a.body.detail[0].msg).toMatch(/not a public address \(--webhook-egress public\)/);
       const b = await endpoint(await newApp(listed), url, listed);
       expect(b.status).toBe(422);
-      expect(b.body.detail[0].msg).toMatch(/not one of the hosts --webhook-egress allows \(hooks\.example\.test\)/);
+      expect(b.body.detail[0].msg).toMatch(
+        /not one of the hosts --webhook-egress allows \(hooks\.example\.test\)/,
+      );
     } finally {
       await pub.stop();
       await listed.stop();

@@ -20,8 +20,6 @@ import {
  */
 export type EgressRule = 'local-and-public' | 'public' | { hosts: string[] };
 
-export const EGRESS_KEYWORDS = ['local-and-public', 'public'] as const;
-
 /** The `--webhook-egress` value: a keyword, or a comma list of host names. */
 export function parseEgress(raw: string): EgressRule {
   const v = raw.trim().toLowerCase();
@@ -32,7 +30,9 @@ export function parseEgress(raw: string): EgressRule {
     .filter(Boolean);
   const bad = hosts.find((h) => !/^[a-z0-9_.:-]+$/.test(h));
   if (hosts.length === 0 || bad !== undefined)
-    throw new Error(`expected local-and-public, public or a comma list of host names, got ${JSON.stringify(raw)}`);
+    throw new Error(
+      `expected local-and-public, public or a comma list of host names, got ${JSON.stringify(raw)}`,
+    );
   return { hosts };
 }
 

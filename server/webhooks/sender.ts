@@ -79,7 +79,11 @@ export function postOnce(
       res.on('aborted', () => finish('answer cut: connection reset'));
     });
     req.on('error', (e) =>
-      finish(e.name === 'AddressRefused' ? `refused: ${e.message}` : ((e as NodeJS.ErrnoException).code ?? e.message)),
+      finish(
+        e.name === 'AddressRefused'
+          ? `refused: ${e.message}`
+          : ((e as NodeJS.ErrnoException).code ?? e.message),
+      ),
     );
     signal?.addEventListener('abort', () => finish('stopped'), { once: true });
     req.end(payload);
