@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient } from '../server/client/partnerClient.js';
@@ -11,7 +10,7 @@ import { bundleCapacitorNative } from '../server/dev/bundleBrowser.js';
 import { TokenService } from '../server/domain/tokens.js';
 import { capacitorNativeScript } from '../server/doubles/capacitorNativeDev.js';
 import type { EventName, EventPayloads, ScanDevice } from '../server/doubles/types.js';
-import { haveChromium, openChromium, requireChromiumInCi } from '../server/testing/chromium.js';
+import { bundlePage, haveChromium, openChromium, requireChromiumInCi } from '../server/testing/chromium.js';
 import { DEMO_US, http } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
 import { type Bridge, connectWithRecovery } from './partnerRecovery.js';
@@ -73,15 +72,7 @@ describe.skipIf(!haveChromium)('an unchanged Capacitor page over the native-side
     sim = await startTestServer({ transcriptionDelay: 1000 });
     dir = await mkdtemp(join(tmpdir(), 'partner-sim-capnative-'));
     await bundleCapacitorNative(fromRoot('server/doubles/capacitorNativeGlobal.ts'), join(dir, 'native.js'));
-    const out = await build({
-      entryPoints: [fromRoot('sdk-tests/browser/capacitorNativeApp.ts')],
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      write: false,
-      logLevel: 'silent',
-    });
-    app = out.outputFiles[0]!.text;
+    app = await bundlePage(fromRoot('sdk-tests/browser/capacitorNativeApp.ts'));
     browser = await openChromium();
     context = browser.context;
   }, 30_000);

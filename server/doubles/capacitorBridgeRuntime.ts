@@ -18,13 +18,13 @@ import type {
  */
 
 /** Capacitor's own serialisation of a call leaving for native (Android posts a string). */
-export function postToNative(win: NativeWindow, platform: NativePlatform): (call: BridgeCall) => void {
+function postToNative(win: NativeWindow, platform: NativePlatform): (call: BridgeCall) => void {
   if (platform === 'android') return (call) => win.androidBridge?.postMessage(JSON.stringify(call));
   return (call) => win.webkit?.messageHandlers.bridge.postMessage({ ...call, type: call.type ?? 'message' });
 }
 
 /** `/path` and `file://` become the WebView server's `_capacitor_file_` URLs, as on a phone. */
-export function convertFileSrc(serverUrl: string, filePath: string): string {
+function convertFileSrc(serverUrl: string, filePath: string): string {
   if (typeof filePath !== 'string') return filePath;
   if (filePath.startsWith('/')) return `${serverUrl}/_capacitor_file_${filePath}`;
   if (filePath.startsWith('file://')) return serverUrl + filePath.replace('file://', '/_capacitor_file_');

@@ -39,17 +39,23 @@ export const CAPACITOR_NATIVE_PATH = '/__partner-sim/capacitor-native.js';
 
 type Next = (err?: unknown) => void;
 
+/** Where the helpers serve the script from and at (defaults: the package build, CAPACITOR_NATIVE_PATH). */
+export interface ServeAt {
+  path?: string;
+  bundlePath?: string;
+}
+
 /** Serves the script at `path`; anything else goes to `next`. */
 export function capacitorNativeMiddleware(
   options: CapacitorNativeScriptOptions = {},
-  path = CAPACITOR_NATIVE_PATH,
+  { path = CAPACITOR_NATIVE_PATH, bundlePath }: ServeAt = {},
 ) {
   return (req: IncomingMessage, res: ServerResponse, next: Next): void => {
     if ((req.url ?? '').split('?')[0] !== path) {
       next();
       return;
     }
-    capacitorNativeScript(options).then((js) => {
+    capacitorNativeScript(options, bundlePath).then((js) => {
       res.setHeader('content-type', 'text/javascript; charset=utf-8');
       res.setHeader('cache-control', 'no-store');
       res.end(js);
@@ -58,15 +64,21 @@ export function capacitorNativeMiddleware(
 }
 
 /** A Fetch-API handler for the script (a Next.js route handler's `GET`). */
-export function capacitorNativeRoute(options: CapacitorNativeScriptOptions = {}) {
+export function capacitorNativeRoute(
+  options: CapacitorNativeScriptOptions = {},
+  { bundlePath }: ServeAt = {},
+) {
   return async (): Promise<Response> =>
-    new Response(await capacitorNativeScript(options), {
+    new Response(await capacitorNativeScript(options, bundlePath), {
       headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' },
     });
 }
 
 /** A Vite plugin (dev server only): the script first in index.html's head. */
-export function capacitorNativeVite(options: CapacitorNativeScriptOptions = {}) {
+export function capacitorNativeVite(
+  options: CapacitorNativeScriptOptions = {},
+  { bundlePath }: ServeAt = {},
+) {
   return {
     name: 'partner-sim-capacitor-native',
     apply: 'serve' as const,
@@ -74,7 +86,7 @@ export function capacitorNativeVite(options: CapacitorNativeScriptOptions = {}) 
       return [
         {
           tag: 'script',
-          children: (await capacitorNativeScript(options)).replace(/<\/script/gi, '<\\/script'),
+          children: (await capacitorNativeScript(options, bundlePath)).replace(/<\/script/gi, '<\\/script'),
           injectTo: 'head-prepend' as const,
         },
       ];

@@ -74,7 +74,7 @@ interface Console {
   error(...a: unknown[]): void;
 }
 
-export interface AndroidBridge {
+interface AndroidBridge {
   postMessage(json: string): void;
   onmessage: ((event: { data: string }) => void) | null;
 }
