@@ -46,6 +46,7 @@ const app = {
   native: Capacitor.isNativePlatform(),
   available: Capacitor.isPluginAvailable('PlaudSdk'),
   ready: false,
+  deviceReady: false,
   PlaudSdk,
   Camera,
   Preferences,
@@ -53,6 +54,12 @@ const app = {
 };
 (globalThis as unknown as { app: typeof app }).app = app;
 const driver = globalThis as unknown as { onPlaudEvent?: (name: string, data: unknown) => void };
+
+// Cordova-era and Ionic code waits for the shell's deviceready.
+const page = globalThis as unknown as { document: { addEventListener(name: string, cb: () => void): void } };
+page.document.addEventListener('deviceready', () => {
+  app.deviceReady = true;
+});
 
 if (Capacitor.isNativePlatform()) {
   const handles: PluginListenerHandle[] = [];

@@ -1,3 +1,4 @@
+import { installLegacyHandlers, type LegacyWindow } from './capacitorLegacyHandlers.js';
 import type {
   BridgeCall,
   BridgeResult,
@@ -132,4 +133,5 @@ export function installBridgeRuntime(win: NativeWindow, platform: NativePlatform
   };
   cap.withPlugin = () => ({});
   cap.Exception = CapacitorException;
+  installLegacyHandlers(win as LegacyWindow, cap);
 }
