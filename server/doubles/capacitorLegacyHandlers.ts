@@ -75,7 +75,8 @@ export function installLegacyHandlers(win: LegacyWindow, cap: Cap): void {
 
   const webView = (method: string, options?: object) =>
     cap.Plugins.WebView ? cap.nativePromise('WebView', method, options) : Promise.resolve(undefined);
-  const Ionic = (win.Ionic = win.Ionic || {});
+  win.Ionic = win.Ionic || {};
+  const Ionic = win.Ionic;
   Ionic.WebView = {
     ...Ionic.WebView,
     getServerBasePath: (callback: (path: string) => void) =>
