@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +52,19 @@ describe('capacitorNativeScript', () => {
     );
     const names = (cap.PluginHeaders as unknown as Array<{ name: string }>).map((h) => h.name);
     expect(names).toEqual(['CapacitorCookies', 'WebView', 'CapacitorHttp', 'SystemBars', 'PlaudSdk']);
+  });
+
+  it('installs itself from its <script> tag’s data attributes', async () => {
+    const dataset = { platform: 'android', simulatorUrl: 'http://127.0.0.1:4010', timing: 'instant' };
+    const page: Record<string, unknown> = {
+      location: { origin: 'http://localhost:3000' },
+      document: { currentScript: { src: 'http://localhost:3000/capacitor-native.js', dataset } },
+      console,
+      queueMicrotask,
+    };
+    runInNewContext(await readFile(bundle, 'utf8'), page);
+    expect((page.Capacitor as { getPlatform(): string }).getPlatform()).toBe('android');
+    expect(page.androidBridge).toBeTruthy();
   });
 
   it('names a missing build clearly', async () => {
