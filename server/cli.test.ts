@@ -48,6 +48,8 @@ describe('partner-sim CLI', () => {
     for (const line of io.out().split('\n'))
       expect(line.match(/\(default/g)?.length ?? 0, line).toBeLessThan(2);
     expect(io.out()).not.toContain('(default: false)');
+    expect(io.out()).toMatch(/^ {2}-p, --port <value> /m);
+    expect(io.out()).toMatch(/^ {2}-h, --help /m);
   });
 
   it('refuses unknown commands, unknown flags and bad values with exit 2 and a hint', async () => {
@@ -55,7 +57,8 @@ describe('partner-sim CLI', () => {
     expect(await main(['serv'])).toBe(2);
     expect(io.err()).toContain("unknown command 'serv'");
     expect(await main(['serve', '--prot', '1'])).toBe(2);
-    expect(io.err()).toContain("Unknown option '--prot'; did you mean --port?");
+    expect(io.err()).toContain("unknown option '--prot'; did you mean --port?");
+    expect(io.err()).not.toContain('place it after');
     expect(await main(['binding', '--jsn'])).toBe(2);
     expect(io.err()).toContain('did you mean --json?');
     expect(await main(['serve', '--zzzzzz'])).toBe(2);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from './cli/parseArgs.js';
+import { parseArgs, SHORT } from './cli/parseArgs.js';
 import { type Config, defaults, options, parseConfig } from './config.js';
 import { fromRoot } from './core/root.js';
 import type { NewApp, PartnerApp } from './domain/apps.js';
@@ -37,7 +37,8 @@ function mainHelp(): string {
 
 function serveHelp(): string {
   const rows = options.map((o) => {
-    const flag = `--${o.flag}${o.kind === 'bool' ? '' : ' <value>'}`;
+    const short = SHORT[o.flag] ? `-${SHORT[o.flag]}, ` : '';
+    const flag = `${short}--${o.flag}${o.kind === 'bool' ? '' : ' <value>'}`;
     const def = defaults[o.key];
     // One default per option: none when the help text already says it, and none for a
     // switch that is off unless given.
@@ -52,7 +53,7 @@ function serveHelp(): string {
     const choices = o.choices ? ` {${o.choices.join('|')}}` : '';
     return `  ${flag.padEnd(30)} ${o.help}${choices}${shown}${env}`;
   });
-  return `Usage: partner-sim serve [options]\n\nRuns the simulator. Flags win over environment variables, which win over defaults.\n\nOptions:\n${rows.join('\n')}\n  ${'--help'.padEnd(30)} show this help\n`;
+  return `Usage: partner-sim serve [options]\n\nRuns the simulator. Flags win over environment variables, which win over defaults.\n\nOptions:\n${rows.join('\n')}\n  ${'-h, --help'.padEnd(30)} show this help\n`;
 }
 
 /**
@@ -110,7 +111,6 @@ async function serve(argv: string[]): Promise<number> {
     args: argv,
     allowPositionals: false,
     options: {
-      help: { type: 'boolean', short: 'h' },
       ...Object.fromEntries(
         options.map((o) => [
           o.flag,
