@@ -9,6 +9,7 @@ import { adminGuard } from './http/adminGuard.js';
 import { ADMIN_PREFIX, API_PREFIXES, DEVICE_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
 import { errorHandler } from './http/errorHandler.js';
 import { mountOperations, publicUrlOf } from './http/mountOperations.js';
+import { nearestPath } from './http/nearestPath.js';
 import { operationHooks, requestFront } from './http/pipeline.js';
 import { type SimLocals, simLocals } from './http/types.js';
 import { adminHandlers, apiHandlers } from './routes/index.js';
@@ -34,8 +35,14 @@ const surface =
     next();
   };
 
+/** An unknown path: a 404 that names the operation probably meant, in the body and X-Sim-Warning. */
 const notFound: RequestHandler = (req) => {
-  throw SimError.notFound('NOT_FOUND', `No operation at ${req.method} ${req.originalUrl.split('?')[0]}`);
+  const path = req.originalUrl.split('?')[0]!;
+  const near = nearestPath(req.method, path);
+  const hint = near === undefined ? '' : `did you mean ${near}?`;
+  throw new SimError(404, 'NOT_FOUND', `No operation at ${req.method} ${path}${hint && `; ${hint}`}`, {
+    headers: hint ? { 'X-Sim-Warning': hint } : {},
+  });
 };
 
 /**

@@ -935,6 +935,7 @@ export interface components {
             type: string;
             /** @description The offending input value. */
             input?: unknown;
+            /** @description Extra context. A body that is not JSON (`type: json_invalid`): `error`, `position`, `line`, `column` and `excerpt`, as the partner API answers it (openapi.yaml ValidationErrorItem). */
             ctx?: Record<string, never>;
         };
         /** @description FastAPI-style request validation error. */
