@@ -3,6 +3,7 @@ import { SimError } from './core/errors.js';
 import { deviceCors } from './device/cors.js';
 import { deviceHandlers } from './device/handlers.js';
 import { apiDocs, DOCS_PATH } from './docs/apiDocs.js';
+import { adminInBrowser, indexPage } from './docs/indexPage.js';
 import { API_SERVERS, servedSpec } from './docs/servedSpec.js';
 import type { Region } from './domain/apps.js';
 import { adminGuard } from './http/adminGuard.js';
@@ -105,6 +106,8 @@ export function createApp(deps: AppDeps): express.Express {
   // The dashboard's page and assets hold no data: reachable without the admin token; the
   // page's own data calls go through the guarded control API below.
   app.use(`${ADMIN_PREFIX}/ui`, surface('admin'), dashboardRouter());
+  // The banner names /__admin: a browser opening it wants the dashboard, not a JSON 404.
+  app.get(ADMIN_PREFIX, adminInBrowser);
   const admin = Router({ caseSensitive: true });
   // Host, Origin, admin token and JSON-only checks run before any body is read.
   admin.use(adminGuard(config));
@@ -133,7 +136,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/openapi.yaml', (req, res) => {
     res.type('text/yaml').send(servedSpec(apiSpec(), publicUrlOf(req, config.publicUrl), API_SERVERS));
   });
-  app.get('/', (req, res) => {
+  app.get('/', indexPage, (req, res) => {
     const base = publicUrlOf(req, config.publicUrl);
     res.json({
       name: 'partner-sim',
