@@ -118,7 +118,10 @@ describe('start banner', () => {
     expect(first).toMatchObject({
       level: 30,
       name: 'partner-sim',
-      urls: { us_base_url: expect.stringMatching(/\/developer\/api$/), dashboard: expect.stringMatching(/\/__admin\/ui$/) },
+      urls: {
+        us_base_url: expect.stringMatching(/\/developer\/api$/),
+        dashboard: expect.stringMatching(/\/__admin\/ui$/),
+      },
       state: 'in memory',
     });
     expect(first.credentials).toContainEqual({

@@ -1,6 +1,6 @@
-import { parseArgs } from './parseArgs.js';
 import { parseConfig } from '../config.js';
 import { CA_CERT_FILE, caDirOf, loadOrCreateCa } from '../tls/caStore.js';
+import { parseArgs } from './parseArgs.js';
 
 /**
  * `partner-sim ca`: where the local certificate authority of `serve --https` is (created here

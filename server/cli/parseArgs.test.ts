@@ -41,7 +41,10 @@ describe('the shared CLI parsing', () => {
       [['--prot', '1'], "unknown option '--prot'; did you mean --port?"],
       [['--zzzzzz'], "unknown option '--zzzzzz'"],
       [['--port'], '--port needs a value'],
-      [['--port', '--json'], "--port needs a value, and the next argument is an option (for a value starting with '-', write --port=-…)"],
+      [
+        ['--port', '--json'],
+        "--port needs a value, and the next argument is an option (for a value starting with '-', write --port=-…)",
+      ],
       [['--json=1'], '--json takes no value'],
     ];
     for (const [args, message] of cases) {

@@ -29,7 +29,11 @@ describe('/ and /__admin in a browser', () => {
     for (const accept of ['*/*', 'application/json']) {
       const r = await http('GET', `${sim.url}/`, { headers: { accept } });
       expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(r.body).toMatchObject({ name: 'partner-sim', admin: `${sim.url}/__admin`, docs: `${sim.url}/docs` });
+      expect(r.body).toMatchObject({
+        name: 'partner-sim',
+        admin: `${sim.url}/__admin`,
+        docs: `${sim.url}/docs`,
+      });
     }
   });
 

@@ -32,7 +32,8 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** A browser asks for HTML first; curl (`*\/*`) and API clients get JSON, as before. */
 const wantsHtml = (req: Parameters<RequestHandler>[0]): boolean => req.accepts(['json', 'html']) === 'html';

@@ -66,7 +66,9 @@ describe('a malformed JSON body', () => {
   });
 
   it('is declared by openapi.yaml: ctx names error, position, line, column and excerpt', () => {
-    const item = apiSpec().doc.components?.schemas?.ValidationErrorItem as { properties: Record<string, { description?: string }> };
+    const item = apiSpec().doc.components?.schemas?.ValidationErrorItem as {
+      properties: Record<string, { description?: string }>;
+    };
     for (const field of ['position', 'line', 'column', 'excerpt'])
       expect(item.properties.ctx?.description).toContain(`\`${field}\``);
   });
