@@ -20,7 +20,7 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** Edits allowed between a typed name and a known one: a third of its length, one at least. */
-export const allowedEdits = (typed: string): number => Math.max(1, Math.floor(typed.length / 3));
+const allowedEdits = (typed: string): number => Math.max(1, Math.floor(typed.length / 3));
 
 /** The known name nearest to `typed` within `allowedEdits`, or undefined. */
 export function nearestName(typed: string, known: Iterable<string>): string | undefined {

@@ -123,9 +123,12 @@ describe.skipIf(!haveChromium)('dashboard navigation and layout in Chromium', ()
   });
 
   /** What a sighted user reads on a button: its text without the screen-reader-only part. */
-  const visible = (b: HTMLElement) =>
-    [...b.childNodes]
-      .filter((n) => !(n as HTMLElement).classList?.contains('sr-only'))
+  interface Shown {
+    childNodes: Iterable<{ textContent: string | null; classList?: { contains(c: string): boolean } }>;
+  }
+  const visible = (b: unknown) =>
+    [...(b as Shown).childNodes]
+      .filter((n) => !n.classList?.contains('sr-only'))
       .map((n) => n.textContent)
       .join('');
 
