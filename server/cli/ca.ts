@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { parseConfig } from '../config.js';
 import { CA_CERT_FILE, caDirOf, loadOrCreateCa } from '../tls/caStore.js';
+import { parseArgs } from './parseArgs.js';
 
 /**
  * `partner-sim ca`: where the local certificate authority of `serve --https` is (created here
@@ -41,7 +41,7 @@ Options:
                      [env PARTNER_SIM_DATA_DIR]
   --ca-dir <dir>     the CA's own folder instead [env PARTNER_SIM_CA_DIR]
   --pem              print only the certificate (PEM), e.g. to pipe into a trust store
-  --help             show this help
+  -h, --help         show this help
 
 ${trustHelp(`<ca folder>/${CA_CERT_FILE}`)}`;
 
@@ -52,7 +52,7 @@ export async function runCa(argv: string[]): Promise<number> {
       'data-dir': { type: 'string' },
       'ca-dir': { type: 'string' },
       pem: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
+      help: { type: 'boolean' },
     },
   });
   if (values.help) {

@@ -27,7 +27,7 @@ Options:
                             values) in contract-drift.md / .json. Exit 0 with the report.
   --fail-on-drift           with --compare: exit 1 when any drift is found
   --reports-dir <dir>       where reports go (default: ./reports) [env CONTRACT_REPORTS_DIR]
-  --help                    show this help
+  -h, --help                show this help
 
 Live target settings (environment): PARTNER_CLIENT_ID, PARTNER_SECRET_KEY, PARTNER_API_KEY,
 PARTNER_USER_ID (required); CONTRACT_SN_BOUND_OTHER, CONTRACT_SN_UNBOUND,

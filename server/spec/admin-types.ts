@@ -422,9 +422,10 @@ export interface paths {
          *     recorder connected to a phone is disconnected. Ids other than `user` are generated
          *     `client_user_<uuid>`s no simulator user holds. `expect` says what the native
          *     template's recovery (query → stop on true → de-duplicate → at most 5 ids × handshake
-         *     → depair → rescan → reconnect → cloud bind) ends with for `user`.
+         *     → depair → rescan → reconnect → cloud bind) would end with for `user`: a prediction,
+         *     nothing is tried.
          *
-         *     | case | cloud | device side | recovery ends |
+         *     | case | cloud | device side | recovery would end |
          *     |---|---|---|---|
          *     | `classic_lock` | `false` (or `cloud: null`), history `[decoy, locked, decoy2]` newest first (empty with `null`) | in range, paired to `locked` | `unlocked` (`no_history` with `null`) |
          *     | `bound_elsewhere` | `true`, owned by `locked` of app `other-app` | paired to `locked` | `refused` |
@@ -935,6 +936,7 @@ export interface components {
             type: string;
             /** @description The offending input value. */
             input?: unknown;
+            /** @description Extra context. A body that is not JSON (`type: json_invalid`): `error`, `position`, `line`, `column` and `excerpt`, as the partner API answers it (openapi.yaml ValidationErrorItem). */
             ctx?: Record<string, never>;
         };
         /** @description FastAPI-style request validation error. */
@@ -1198,7 +1200,10 @@ export interface components {
             expect: {
                 /** @enum {string} */
                 recovery: "unlocked" | "refused" | "no_history" | "no_match" | "not_needed" | "not_found" | "recording_now";
-                /** @description What the native template's recovery reports. */
+                /**
+                 * @description What will happen, in words: `recovery would end: ` followed by what the native template's recovery will report, e.g. `recovery would end: unlocked: reconnected as the current user and bound in the cloud`. Nothing has been tried yet.
+                 * @example recovery would end: unlocked: reconnected as the current user and bound in the cloud
+                 */
                 message: string;
             };
         };
@@ -2633,7 +2638,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description What was arranged and how recovery ends. */
+            /** @description What was arranged and how recovery would end. */
             200: {
                 headers: {
                     [name: string]: unknown;
