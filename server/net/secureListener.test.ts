@@ -106,7 +106,11 @@ describe('the proxy refuses what it does not serve', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 403 /);
       expect(answer).toContain('PROXY_HOST_REFUSED');
       expect(answer).toContain('does not serve example.com:443');
-      expect(answer).toContain('--tls-hosts example.com');
+      // The hints name the host without its port: --tls-hosts takes names, and many clients
+      // ignore a port in NO_PROXY.
+      expect(answer).toContain('--tls-hosts example.com;');
+      expect(answer).toContain('NO_PROXY=example.com)');
+      expect(answer).not.toMatch(/--tls-hosts example\.com:|NO_PROXY=example\.com:/);
       // Loopback is the simulator only on its own port: another local service is not ours.
       expect(await raw('CONNECT 127.0.0.1:5432 HTTP/1.1\r\nHost: 127.0.0.1:5432\r\n\r\n')).toMatch(
         /^HTTP\/1\.1 403 /,
@@ -115,6 +119,10 @@ describe('the proxy refuses what it does not serve', () => {
       const plain = await curl('--proxy', sim.https!.proxy, 'http://example.com/path');
       expect(plain.out).toMatch(/^HTTP\/1\.1 403 /);
       expect(plain.out).toContain('"detail":"PROXY_HOST_REFUSED"');
+      const ported = await curl('--proxy', sim.https!.proxy, 'http://example.com:8080/path');
+      expect(ported.out).toContain('does not serve example.com:8080');
+      expect(ported.out).toContain('--tls-hosts example.com;');
+      expect(ported.out).toContain('NO_PROXY=example.com)');
     });
     expect(seen.lookups).toEqual([]);
     // Only this test's own raw connections to the listener: the server opened none.

@@ -36,8 +36,12 @@ function rawAnswer(socket: Duplex, status: number, reason: string, detail: strin
   );
 }
 
-const refusal = (host: string): string =>
-  `partner-sim does not serve ${host} and forwards nothing off this machine: the proxy serves only the live API hosts, the storage host and the simulator's own names. To serve ${host} as the simulator, start it with --tls-hosts ${host}; to reach the real ${host}, leave it out of the proxy (NO_PROXY=${host}).`;
+/**
+ * Why a host is refused and what would serve it. The hints name the host alone: --tls-hosts
+ * takes names, and many clients ignore a port in NO_PROXY.
+ */
+const refusal = (shown: string, name: string): string =>
+  `partner-sim does not serve ${shown} and forwards nothing off this machine: the proxy serves only the live API hosts, the storage host and the simulator's own names. To serve ${name} as the simulator, start it with --tls-hosts ${name}; to reach the real ${name}, leave it out of the proxy (NO_PROXY=${name}).`;
 
 function answer(res: ServerResponse, status: number, detail: string, message: string): void {
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
@@ -81,7 +85,7 @@ export function routeRequests(app: RequestListener, opts: SecureListenerOptions)
     const route = table.proxyRoute(url.hostname, port);
     if (!route) {
       opts.log('proxy refused a request', { host: url.host });
-      return answer(res, 403, 'PROXY_HOST_REFUSED', refusal(url.host));
+      return answer(res, 403, 'PROXY_HOST_REFUSED', refusal(url.host, hostName(url.host)));
     }
     req.url = InterceptTable.path(route, `${url.pathname}${url.search}`);
     return app(req, res);
@@ -169,7 +173,7 @@ export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): 
     const shown = to.host.includes(':') ? `[${to.host}]:${to.port}` : `${to.host}:${to.port}`;
     if (!table.proxyRoute(to.host, to.port)) {
       opts.log('proxy refused a tunnel', { host: shown });
-      rawAnswer(socket, 403, 'Forbidden', 'PROXY_HOST_REFUSED', refusal(shown));
+      rawAnswer(socket, 403, 'Forbidden', 'PROXY_HOST_REFUSED', refusal(shown, to.host));
       return;
     }
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
