@@ -1,7 +1,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { caDirOf, type LocalCa, loadOrCreateCa } from '../tls/caStore.js';
+import { caDirOf } from '../tls/caFiles.js';
+import { type LocalCa, loadOrCreateCa } from '../tls/caStore.js';
 import { issueLeaf } from '../tls/certificates.js';
 import { InterceptTable } from './interceptTable.js';
 import { acceptTlsAndProxy, routeRequests } from './secureListener.js';

@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createSecureContext, createServer as createTlsServer, type TLSSocket } from 'node:tls';
+import { isCaPath } from '../tls/caFiles.js';
 import type { KeyPair } from '../tls/certificates.js';
 import { hostName, InterceptTable, type Route } from './interceptTable.js';
 
@@ -58,7 +59,8 @@ export function routeRequests(app: RequestListener, opts: SecureListenerOptions)
         const host = req.headers.host ?? (req.socket as TLSSocket).servername;
         const route: Route = host ? table.hostRoute(hostName(host)) : { kind: 'self' };
         req.url = InterceptTable.path(route, target);
-      } else if (opts.httpsOnly) {
+      } else if (opts.httpsOnly && !isCaPath(target)) {
+        // The CA page stays plain: a device fetches it before it trusts the CA.
         return answer(
           res,
           400,
