@@ -4,6 +4,7 @@ import { fromRoot } from '../core/root.js';
 import { compareRuns } from './drift.js';
 import { type Plan, plan, type RunPlan, vitestArgs } from './plan.js';
 import { probe, targetUrl } from './probe.js';
+import { loopbackSimulatorCa, trusting } from './simulatorCa.js';
 
 export const contractHelp = `Usage: partner-sim contract [options] [-- vitest file/name filters]
 
@@ -51,11 +52,15 @@ async function runOne(
 ): Promise<{ code: number; unreachable: boolean }> {
   const err = opts.onOutput ?? ((s: string) => process.stderr.write(s));
   const url = targetUrl(run.env);
-  const env = { ...run.env };
+  let env = { ...run.env };
   let unreachable = false;
+  let cleanup = async () => {};
   if (url) {
     const timeoutMs = Number(env.CONTRACT_PROBE_TIMEOUT_MS ?? 5000);
-    const reason = await probe(url, timeoutMs);
+    // An https simulator on this machine: its CA, from the instance itself, trusted for the run.
+    const ca = run.env.CONTRACT_TARGET === 'url' ? await loopbackSimulatorCa(url, timeoutMs) : undefined;
+    if (ca) ({ env, cleanup } = await trusting(env, ca));
+    const reason = await probe(url, timeoutMs, ca);
     if (reason) {
       unreachable = true;
       const line = `target unreachable: ${url}: ${reason}`;
@@ -76,7 +81,7 @@ async function runOne(
   const code = await new Promise<number>((done, fail) => {
     child.on('error', fail);
     child.on('close', (c, signal) => done(c ?? (signal ? 1 : 0)));
-  });
+  }).finally(cleanup);
   return { code: unreachable ? 1 : code, unreachable };
 }
 

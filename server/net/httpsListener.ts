@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { caDirOf } from '../tls/caFiles.js';
 import { type LocalCa, loadOrCreateCa } from '../tls/caStore.js';
 import { issueLeaf } from '../tls/certificates.js';
-import { InterceptTable } from './interceptTable.js';
+import { InterceptTable, interceptOptionsOf } from './interceptTable.js';
 import { acceptTlsAndProxy, routeRequests } from './secureListener.js';
 
 export interface HttpsListener {
@@ -29,11 +29,7 @@ export async function httpsListener(
 ): Promise<HttpsListener> {
   const ca = await loadOrCreateCa(caDirOf(config));
   if (ca.created) logger.info({ ca: ca.certPath }, 'created the local certificate authority');
-  const table = new InterceptTable({
-    storageHost: config.storageHost,
-    extraHosts: config.tlsHosts,
-    bindHost: config.host,
-  });
+  const table = new InterceptTable(interceptOptionsOf(config));
   const leaf = issueLeaf(ca, table.certNames);
   const opts = {
     table,
