@@ -5,6 +5,7 @@ import { caDirOf } from '../tls/caFiles.js';
 import { type LocalCa, loadOrCreateCa } from '../tls/caStore.js';
 import { issueLeaf } from '../tls/certificates.js';
 import { InterceptTable, interceptOptionsOf } from './interceptTable.js';
+import { passThrough } from './passThrough.js';
 import { acceptTlsAndProxy, routeRequests } from './secureListener.js';
 
 export interface HttpsListener {
@@ -35,6 +36,14 @@ export async function httpsListener(
     table,
     leaf,
     httpsOnly: config.httpsOnly,
+    passThrough: config.proxyPassthrough
+      ? passThrough((host) =>
+          logger.info(
+            { host },
+            'proxy lets a host it does not serve through to the real one (--proxy-passthrough)',
+          ),
+        )
+      : undefined,
     log: (msg: string, detail: Record<string, unknown>) => logger.debug(detail, msg),
   };
   const server = makeServer(routeRequests(app, opts));

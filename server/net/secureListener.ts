@@ -4,6 +4,7 @@ import { createSecureContext, createServer as createTlsServer, type TLSSocket } 
 import { isCaPath } from '../tls/caFiles.js';
 import type { KeyPair } from '../tls/certificates.js';
 import { hostName, InterceptTable, type Route } from './interceptTable.js';
+import type { PassThrough } from './passThrough.js';
 
 /**
  * One port, three ways in: plain HTTP (as without --https), TLS (told apart by the first
@@ -11,7 +12,8 @@ import { hostName, InterceptTable, type Route } from './interceptTable.js';
  * simulator serves is answered 200 and the tunnel is served like a new connection (TLS with
  * the local CA's leaf, or plain); an absolute-URL request (`GET http://host/…`) likewise.
  * Every other host is refused with 403 before anything about it is looked up: the simulator
- * never opens a connection of its own, so nothing leaves the machine.
+ * never opens a connection of its own, so nothing leaves the machine (unless
+ * --proxy-passthrough asks for other hosts to be let through, passThrough.ts).
  *
  * Decrypted connections go to the HTTP server's own connection handling, so timeouts,
  * keep-alive, `closeAllConnections` and the app are the same as for plain HTTP.
@@ -21,6 +23,8 @@ export interface SecureListenerOptions {
   leaf: KeyPair;
   /** `--https-only`: a direct plain-HTTP request is answered 400 (proxy requests still work). */
   httpsOnly: boolean;
+  /** `--proxy-passthrough`: hosts not served are let through to the real host instead of refused. */
+  passThrough?: PassThrough | undefined;
   /** Where handshake failures and refusals are told (debug level: clients cause them). */
   log: (msg: string, detail: Record<string, unknown>) => void;
 }
@@ -42,7 +46,7 @@ function rawAnswer(socket: Duplex, status: number, reason: string, detail: strin
  * takes names, and many clients ignore a port in NO_PROXY.
  */
 const refusal = (shown: string, name: string): string =>
-  `partner-sim does not serve ${shown} and forwards nothing off this machine: the proxy serves only the live API hosts, the storage host and the simulator's own names. To serve ${name} as the simulator, start it with --tls-hosts ${name}; to reach the real ${name}, leave it out of the proxy (NO_PROXY=${name}).`;
+  `partner-sim does not serve ${shown} and forwards nothing off this machine: the proxy serves only the live API hosts, the storage host and the simulator's own names. To serve ${name} as the simulator, start it with --tls-hosts ${name}; to reach the real ${name}, leave it out of the proxy (NO_PROXY=${name}) or start the simulator with --proxy-passthrough, which lets every host it does not serve through unchanged.`;
 
 function answer(res: ServerResponse, status: number, detail: string, message: string): void {
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
@@ -85,6 +89,11 @@ export function routeRequests(app: RequestListener, opts: SecureListenerOptions)
     }
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
     const route = table.proxyRoute(url.hostname, port);
+    if (!route && opts.passThrough) {
+      return opts.passThrough.forward(req, res, url, (why) =>
+        answer(res, 502, 'PROXY_UPSTREAM_FAILED', `--proxy-passthrough could not reach ${url.host}: ${why}`),
+      );
+    }
     if (!route) {
       opts.log('proxy refused a request', { host: url.host });
       return answer(res, 403, 'PROXY_HOST_REFUSED', refusal(url.host, hostName(url.host)));
@@ -173,6 +182,18 @@ export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): 
       return;
     }
     const shown = to.host.includes(':') ? `[${to.host}]:${to.port}` : `${to.host}:${to.port}`;
+    if (!table.proxyRoute(to.host, to.port) && opts.passThrough) {
+      opts.passThrough.tunnel(socket, head, to, (why) =>
+        rawAnswer(
+          socket,
+          502,
+          'Bad Gateway',
+          'PROXY_UPSTREAM_FAILED',
+          `--proxy-passthrough could not reach ${shown}: ${why}`,
+        ),
+      );
+      return;
+    }
     if (!table.proxyRoute(to.host, to.port)) {
       opts.log('proxy refused a tunnel', { host: shown });
       rawAnswer(socket, 403, 'Forbidden', 'PROXY_HOST_REFUSED', refusal(shown, to.host));
