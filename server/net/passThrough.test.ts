@@ -1,15 +1,13 @@
-import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../config.js';
+import { curl } from '../testing/curl.js';
 import { startTestServer, type TestServer, tempDataDir } from '../testing/testServer.js';
 import { passThrough } from './passThrough.js';
 
 // --proxy-passthrough: hosts the simulator does not serve go to the real host unchanged. The
 // "real host" is a server on another loopback address (127.0.0.2): nothing leaves the machine.
-const run = promisify(execFile);
 const OTHER = '127.0.0.2';
 
 let upstream: Server;
@@ -55,16 +53,6 @@ afterAll(async () => {
   echo.close();
   await tmp.cleanup();
 });
-
-async function curl(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  try {
-    const { stdout, stderr } = await run('curl', ['-sS', '-i', '-m', '20', ...args]);
-    return { code: 0, out: stdout, err: stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, out: x.stdout, err: x.stderr };
-  }
-}
 
 /** CONNECT through `proxy` to the echo server, send `bytes`, read what comes back. */
 function tunnelEcho(proxy: string, bytes: string): Promise<string> {

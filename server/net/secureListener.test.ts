@@ -1,16 +1,14 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import tls from 'node:tls';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { curl } from '../testing/curl.js';
 import { startTestServer, type TestServer, tempDataDir } from '../testing/testServer.js';
 
 // `serve --https`: what the TLS listener and the proxy refuse, and that refusing never
 // reaches out. Real clients (curl) on loopback; the server runs in this process, so its
 // outbound attempts are visible here.
-const run = promisify(execFile);
 const dns = createRequire(import.meta.url)('node:dns') as typeof import('node:dns');
 
 let sim: TestServer;
@@ -28,17 +26,6 @@ afterAll(async () => {
   await sim.stop();
   await cleanup();
 });
-
-/** curl's status line(s) and body, and its exit code (56: the proxy refused the tunnel). */
-async function curl(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  try {
-    const { stdout, stderr } = await run('curl', ['-sS', '-i', '-m', '20', ...args]);
-    return { code: 0, out: stdout, err: stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, out: x.stdout, err: x.stderr };
-  }
-}
 
 /** Send raw bytes to the listener and read until it closes the connection. */
 function raw(bytes: string | Buffer): Promise<string> {
