@@ -114,7 +114,7 @@ describe('--proxy-passthrough', () => {
     const r = await curl('--proxy', open.https!.proxy, `http://${OTHER}:${port}/`);
     expect(r.out).toMatch(/^HTTP\/1\.1 502 /);
     expect(r.out).toContain('PROXY_UPSTREAM_FAILED');
-    expect(r.out).toContain(`${OTHER}:${port}`);
+    expect(r.out).toContain(`--proxy-passthrough: ${OTHER}:${port} could not be reached`);
     const t = await curl('--proxy', open.https!.proxy, `https://${OTHER}:${port}/`);
     expect(t.err).toContain('502');
   });
@@ -128,6 +128,35 @@ describe('--proxy-passthrough', () => {
     expect(r.out).toContain('PROXY_HOST_REFUSED');
     expect(r.out).toContain('--proxy-passthrough');
     expect(r.out).not.toMatch(/x-upstream/i);
+  });
+
+  it("never lets a client on another machine through to this machine's own addresses", async () => {
+    const pass = passThrough(() => {});
+    const fromLan = new net.Socket();
+    // As a phone on the LAN would be seen (tests stay on loopback: the address is stood in).
+    Object.defineProperty(fromLan, 'remoteAddress', { value: '192.0.2.5' });
+    const failed = await new Promise<[number, string]>((resolve) =>
+      pass.tunnel(fromLan, Buffer.alloc(0), { host: OTHER, port: echoPort }, (status, why) =>
+        resolve([status, why]),
+      ),
+    );
+    fromLan.destroy();
+    expect(failed[0]).toBe(403);
+    expect(failed[1]).toContain("this machine's own address");
+    // A local client (the emulator's traffic arrives from loopback) is let through.
+    const local = new net.Socket();
+    Object.defineProperty(local, 'remoteAddress', { value: '127.0.0.1' });
+    const established = await new Promise<string>((resolve, reject) => {
+      local.write = ((chunk: string) => {
+        resolve(String(chunk));
+        return true;
+      }) as typeof local.write;
+      pass.tunnel(local, Buffer.alloc(0), { host: OTHER, port: echoPort }, (_s, why) =>
+        reject(new Error(why)),
+      );
+    });
+    local.destroy();
+    expect(established).toMatch(/^HTTP\/1\.1 200 /);
   });
 
   it('logs each host once', () => {

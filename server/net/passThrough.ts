@@ -5,7 +5,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 /**
@@ -17,10 +17,36 @@ import type { Duplex } from 'node:stream';
  */
 export interface PassThrough {
   /** Pipe a CONNECT tunnel to `host:port`; `fail` answers the client when it cannot be opened. */
-  tunnel(socket: Duplex, head: Buffer, to: { host: string; port: number }, fail: (why: string) => void): void;
+  tunnel(socket: Duplex, head: Buffer, to: { host: string; port: number }, fail: Fail): void;
   /** Forward an absolute-URL proxy request; `fail` answers when the host cannot be reached. */
-  forward(req: IncomingMessage, res: ServerResponse, url: URL, fail: (why: string) => void): void;
+  forward(req: IncomingMessage, res: ServerResponse, url: URL, fail: Fail): void;
 }
+
+/** 502: the host could not be reached; 403: a client from elsewhere asked for this machine itself. */
+type Fail = (status: 403 | 502, why: string) => void;
+
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+const isLocal = (address: string | undefined): boolean => address !== undefined && LOOPBACK.test(address);
+
+/**
+ * A client on another machine (a phone on the LAN with --host 0.0.0.0) must not reach this
+ * machine's own services (a database on 127.0.0.1) through the proxy. Judged on the address
+ * actually connected to, so no name that resolves to loopback gets round it.
+ */
+class IntoLoopback extends Error {
+  constructor() {
+    super("is this machine's own address, and pass-through lets no client on another machine reach it");
+  }
+}
+
+function guardLoopback(client: Duplex, upstream: Socket): boolean {
+  if (isLocal((client as Socket).remoteAddress) || !isLocal(upstream.remoteAddress)) return false;
+  upstream.destroy(new IntoLoopback());
+  return true;
+}
+
+const failWith = (fail: Fail, e: Error) =>
+  e instanceof IntoLoopback ? fail(403, e.message) : fail(502, `could not be reached: ${e.message}`);
 
 /** Headers of one hop only (RFC 9110 §7.6.1), and the proxy's own: never passed on. */
 const HOP = new Set([
@@ -61,6 +87,7 @@ export function passThrough(logFirst: (host: string) => void): PassThrough {
       const upstream = connect({ host: to.host, port: to.port });
       let open = false;
       upstream.once('connect', () => {
+        if (guardLoopback(socket, upstream)) return;
         open = true;
         socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length > 0) upstream.write(head);
@@ -69,7 +96,7 @@ export function passThrough(logFirst: (host: string) => void): PassThrough {
       });
       upstream.on('error', (e) => {
         if (open) socket.destroy();
-        else fail(e.message);
+        else failWith(fail, e);
       });
       upstream.once('close', () => {
         if (open) socket.destroy();
@@ -93,9 +120,10 @@ export function passThrough(logFirst: (host: string) => void): PassThrough {
           answer.pipe(res);
         },
       );
+      upstream.once('socket', (s) => s.once('connect', () => guardLoopback(req.socket, s)));
       upstream.on('error', (e) => {
         if (res.headersSent) res.destroy();
-        else fail(e.message);
+        else failWith(fail, e);
       });
       res.once('close', () => upstream.destroy());
       req.pipe(upstream);

@@ -48,6 +48,9 @@ function rawAnswer(socket: Duplex, status: number, reason: string, detail: strin
 const refusal = (shown: string, name: string): string =>
   `partner-sim does not serve ${shown} and forwards nothing off this machine: the proxy serves only the live API hosts, the storage host and the simulator's own names. To serve ${name} as the simulator, start it with --tls-hosts ${name}; to reach the real ${name}, leave it out of the proxy (NO_PROXY=${name}) or start the simulator with --proxy-passthrough, which lets every host it does not serve through unchanged.`;
 
+/** The error code of a pass-through that could not be made (see passThrough.ts). */
+const passFailure = { 403: 'PROXY_HOST_REFUSED', 502: 'PROXY_UPSTREAM_FAILED' } as const;
+
 function answer(res: ServerResponse, status: number, detail: string, message: string): void {
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
   res.end(JSON.stringify({ detail, message }));
@@ -90,8 +93,8 @@ export function routeRequests(app: RequestListener, opts: SecureListenerOptions)
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
     const route = table.proxyRoute(url.hostname, port);
     if (!route && opts.passThrough) {
-      return opts.passThrough.forward(req, res, url, (why) =>
-        answer(res, 502, 'PROXY_UPSTREAM_FAILED', `--proxy-passthrough could not reach ${url.host}: ${why}`),
+      return opts.passThrough.forward(req, res, url, (status, why) =>
+        answer(res, status, passFailure[status], `--proxy-passthrough: ${url.host} ${why}`),
       );
     }
     if (!route) {
@@ -183,13 +186,13 @@ export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): 
     }
     const shown = to.host.includes(':') ? `[${to.host}]:${to.port}` : `${to.host}:${to.port}`;
     if (!table.proxyRoute(to.host, to.port) && opts.passThrough) {
-      opts.passThrough.tunnel(socket, head, to, (why) =>
+      opts.passThrough.tunnel(socket, head, to, (status, why) =>
         rawAnswer(
           socket,
-          502,
-          'Bad Gateway',
-          'PROXY_UPSTREAM_FAILED',
-          `--proxy-passthrough could not reach ${shown}: ${why}`,
+          status,
+          status === 403 ? 'Forbidden' : 'Bad Gateway',
+          passFailure[status],
+          `--proxy-passthrough: ${shown} ${why}`,
         ),
       );
       return;
