@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, tempDataDir } from '../testing/testServer.js';
@@ -38,6 +39,24 @@ describe('GET /ca with --https', () => {
     const pem = await readFile(sim.https!.caCertPath, 'utf8');
     expect(page).toContain(new X509Certificate(pem).fingerprint256);
     expect(page).not.toContain('PRIVATE KEY');
+  });
+
+  it("names the port the device opened it on (a container's published port), and only a number", async () => {
+    const pageFor = (host: string) =>
+      new Promise<string>((resolve, reject) => {
+        const { port } = new URL(sim.url);
+        get({ host: '127.0.0.1', port, path: '/ca', headers: { host } }, (res) => {
+          let body = '';
+          res.on('data', (c) => {
+            body += c;
+          });
+          res.on('end', () => resolve(body));
+        }).on('error', reject);
+      });
+    expect(await pageFor('10.0.2.2:8080')).toContain('http://10.0.2.2:8080/ca');
+    const odd = await pageFor('<script>:x');
+    expect(odd).not.toContain('<script>');
+    expect(odd).toContain(`http://10.0.2.2:${new URL(sim.url).port}/ca`);
   });
 
   it('serves the certificate as PEM and as DER with their content types, never the key', async () => {

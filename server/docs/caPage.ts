@@ -67,8 +67,15 @@ const noCa = (): SimError =>
     'this simulator has no certificate authority: it runs without --https. Start it with `partner-sim serve --https` (a local CA is created once, see `partner-sim ca`) and this page serves its certificate.',
   );
 
-/** The port the request came in on: what a device on this machine (or 10.0.2.2) uses. */
-const portOf = (req: Request): number => req.socket.localPort ?? 4010;
+/**
+ * The port a device on this machine (or 10.0.2.2) uses: the one the page was opened on, as its
+ * Host says (a container's published port may differ from the one listened on), else the
+ * socket's own. Digits only, so nothing of a Host header reaches the page but a number.
+ */
+function portOf(req: Request): number {
+  const asked = /:(\d{1,5})$/.exec(req.headers.host ?? '')?.[1];
+  return asked ? Number(asked) : (req.socket.localPort ?? 4010);
+}
 
 export function caPage(config: Config): Router {
   const router = Router({ caseSensitive: true });
