@@ -18,6 +18,9 @@ Options:
                             url: a running simulator at --base-url (a URL here means the same)
                             live: the real regional service (only live-safe scenarios)
   --base-url <url>          root of the target, e.g. http://127.0.0.1:4010 [env CONTRACT_BASE_URL]
+                            A simulator with --https: the hosts it intercepts (--storage-host)
+                            are reached through its own proxy, trusting its CA; an https:// one
+                            on this machine is trusted from its /ca page. Nothing to set.
   --region <us|jp>          region (live host, or the simulator's /jp mount) [env CONTRACT_REGION]
   --live                    same as --target live
   --allow-mutations         live: also run scenarios that bind/unbind/sign devices
