@@ -3,6 +3,7 @@ import { SimError } from './core/errors.js';
 import { deviceCors } from './device/cors.js';
 import { deviceHandlers } from './device/handlers.js';
 import { apiDocs, DOCS_PATH } from './docs/apiDocs.js';
+import { caPage } from './docs/caPage.js';
 import { adminInBrowser, indexPage } from './docs/indexPage.js';
 import { API_SERVERS, servedSpec } from './docs/servedSpec.js';
 import type { Region } from './domain/apps.js';
@@ -17,6 +18,7 @@ import { adminHandlers, apiHandlers } from './routes/index.js';
 import { transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
 import { type CoreDeps, createServices, type Services } from './services.js';
 import { adminSpec, apiSpec, deviceSpec } from './spec/openapi.js';
+import { CA_PATH } from './tls/caFiles.js';
 import { dashboardRouter } from './ui/dashboard.js';
 
 export interface AppDeps extends CoreDeps {
@@ -133,6 +135,7 @@ export function createApp(deps: AppDeps): express.Express {
   for (const [prefix, region] of DEVICE_PREFIXES) app.use(prefix, surface('device', region), device);
 
   app.use(apiDocs(config.publicUrl));
+  app.use(CA_PATH, caPage(config));
   app.get('/openapi.yaml', (req, res) => {
     res.type('text/yaml').send(servedSpec(apiSpec(), publicUrlOf(req, config.publicUrl), API_SERVERS));
   });
