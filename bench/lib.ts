@@ -75,7 +75,7 @@ export function spawnSimulator(
     child.once('exit', (code) => reject(new Error(`simulator exited with ${code} before listening: ${out}`)));
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (http:\/\/[^\s"]+)/.exec(out);
       if (!m) return;
       child.removeAllListeners('exit');
       child.stdout!.removeAllListeners('data');

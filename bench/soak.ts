@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fromRoot } from '../server/core/root.js';
-import { CA_CERT_FILE } from '../server/tls/caStore.js';
+import { CA_CERT_FILE } from '../server/tls/caFiles.js';
 import { fmt, spawnSimulator } from './lib.js';
 import { procRss } from './simProcess.js';
 import { type FloodOptions, runFloods } from './soakFloods.js';

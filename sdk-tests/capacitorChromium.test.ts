@@ -1,11 +1,10 @@
-import { build } from 'esbuild';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient } from '../server/client/partnerClient.js';
 import { completeUpload, md5hex, startUpload } from '../server/client/steps.js';
 import { fromRoot } from '../server/core/root.js';
 import type { PlaudSdkWeb } from '../server/doubles/capacitor.js';
-import { haveChromium, openChromium, requireChromiumInCi } from '../server/testing/chromium.js';
+import { bundlePage, haveChromium, openChromium, requireChromiumInCi } from '../server/testing/chromium.js';
 import { DEMO_US, http } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
 
@@ -19,19 +18,6 @@ type AppPage = { PlaudSdk: PlaudSdkWeb; events: Array<{ name: string; data: Reco
 
 requireChromiumInCi('the Capacitor double browser test');
 
-async function bundleApp(): Promise<string> {
-  const out = await build({
-    entryPoints: [fromRoot('sdk-tests/browser/capacitorApp.ts')],
-    bundle: true,
-    platform: 'browser',
-    format: 'esm',
-    write: false,
-    logLevel: 'silent',
-    alias: { 'partner-sim/doubles/capacitor': fromRoot('server/doubles/capacitor.ts') },
-  });
-  return out.outputFiles[0]!.text;
-}
-
 describe.skipIf(!haveChromium)('the Capacitor double in Chromium', () => {
   let sim: TestServer;
   let browser: Awaited<ReturnType<typeof openChromium>>;
@@ -40,7 +26,9 @@ describe.skipIf(!haveChromium)('the Capacitor double in Chromium', () => {
 
   beforeAll(async () => {
     sim = await startTestServer({ transcriptionDelay: 1000 });
-    app = await bundleApp();
+    app = await bundlePage(fromRoot('sdk-tests/browser/capacitorApp.ts'), {
+      'partner-sim/doubles/capacitor': fromRoot('server/doubles/capacitor.ts'),
+    });
     browser = await openChromium();
     context = browser.context;
   }, 30_000);

@@ -3,18 +3,22 @@ import { SimError } from './core/errors.js';
 import { deviceCors } from './device/cors.js';
 import { deviceHandlers } from './device/handlers.js';
 import { apiDocs, DOCS_PATH } from './docs/apiDocs.js';
+import { caPage } from './docs/caPage.js';
+import { adminInBrowser, indexPage } from './docs/indexPage.js';
 import { API_SERVERS, servedSpec } from './docs/servedSpec.js';
 import type { Region } from './domain/apps.js';
 import { adminGuard } from './http/adminGuard.js';
 import { ADMIN_PREFIX, API_PREFIXES, DEVICE_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
 import { errorHandler } from './http/errorHandler.js';
 import { mountOperations, publicUrlOf } from './http/mountOperations.js';
+import { nearestPath } from './http/nearestPath.js';
 import { operationHooks, requestFront } from './http/pipeline.js';
 import { type SimLocals, simLocals } from './http/types.js';
 import { adminHandlers, apiHandlers } from './routes/index.js';
 import { transcriptionSlashRedirects } from './routes/transcriptionSlash.js';
 import { type CoreDeps, createServices, type Services } from './services.js';
 import { adminSpec, apiSpec, deviceSpec } from './spec/openapi.js';
+import { CA_PATH } from './tls/caFiles.js';
 import { dashboardRouter } from './ui/dashboard.js';
 
 export interface AppDeps extends CoreDeps {
@@ -34,8 +38,14 @@ const surface =
     next();
   };
 
+/** An unknown path: a 404 that names the operation probably meant, in the body and X-Sim-Warning. */
 const notFound: RequestHandler = (req) => {
-  throw SimError.notFound('NOT_FOUND', `No operation at ${req.method} ${req.originalUrl.split('?')[0]}`);
+  const path = req.originalUrl.split('?')[0]!;
+  const near = nearestPath(req.method, path);
+  const hint = near === undefined ? '' : `did you mean ${near}?`;
+  throw new SimError(404, 'NOT_FOUND', `No operation at ${req.method} ${path}${hint && `; ${hint}`}`, {
+    headers: hint ? { 'X-Sim-Warning': hint } : {},
+  });
 };
 
 /**
@@ -101,6 +111,8 @@ export function createApp(deps: AppDeps): express.Express {
   // The dashboard's page and assets hold no data: reachable without the admin token; the
   // page's own data calls go through the guarded control API below.
   app.use(`${ADMIN_PREFIX}/ui`, surface('admin'), dashboardRouter());
+  // The banner names /__admin: a browser opening it wants the dashboard, not a JSON 404.
+  app.get(ADMIN_PREFIX, adminInBrowser);
   const admin = Router({ caseSensitive: true });
   // Host, Origin, admin token and JSON-only checks run before any body is read.
   admin.use(adminGuard(config));
@@ -126,10 +138,11 @@ export function createApp(deps: AppDeps): express.Express {
   for (const [prefix, region] of DEVICE_PREFIXES) app.use(prefix, surface('device', region), device);
 
   app.use(apiDocs(config.publicUrl));
+  app.use(CA_PATH, caPage(config));
   app.get('/openapi.yaml', (req, res) => {
     res.type('text/yaml').send(servedSpec(apiSpec(), publicUrlOf(req, config.publicUrl), API_SERVERS));
   });
-  app.get('/', (req, res) => {
+  app.get('/', indexPage, (req, res) => {
     const base = publicUrlOf(req, config.publicUrl);
     res.json({
       name: 'partner-sim',

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { banner, fixtureApps, main } from './cli.js';
 import { options, parseConfig, testConfig } from './config.js';
 import { fromRoot } from './core/root.js';
 import { http } from './testing/http.js';
+import { sourceCliEntry } from './testing/sourceBuild.js';
 import { useTestServers } from './testing/useTestServers.js';
 
 function capture() {
@@ -48,6 +50,8 @@ describe('partner-sim CLI', () => {
     for (const line of io.out().split('\n'))
       expect(line.match(/\(default/g)?.length ?? 0, line).toBeLessThan(2);
     expect(io.out()).not.toContain('(default: false)');
+    expect(io.out()).toMatch(/^ {2}-p, --port <value> /m);
+    expect(io.out()).toMatch(/^ {2}-h, --help /m);
   });
 
   it('refuses unknown commands, unknown flags and bad values with exit 2 and a hint', async () => {
@@ -55,7 +59,8 @@ describe('partner-sim CLI', () => {
     expect(await main(['serv'])).toBe(2);
     expect(io.err()).toContain("unknown command 'serv'");
     expect(await main(['serve', '--prot', '1'])).toBe(2);
-    expect(io.err()).toContain("Unknown option '--prot'; did you mean --port?");
+    expect(io.err()).toContain("unknown option '--prot'; did you mean --port?");
+    expect(io.err()).not.toContain('place it after');
     expect(await main(['binding', '--jsn'])).toBe(2);
     expect(io.err()).toContain('did you mean --json?');
     expect(await main(['serve', '--zzzzzz'])).toBe(2);
@@ -90,7 +95,50 @@ describe('--store', () => {
   });
 });
 
+/** `serve` as a child with stdout a pipe: everything it printed until it stopped on SIGTERM. */
+async function servePiped(entry: string, args: string[]): Promise<string> {
+  const proc = spawn(process.execPath, [entry, 'serve', '--in-memory', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (/listening on/.test(out) && proc.exitCode === null && !proc.killed) proc.kill('SIGTERM');
+  });
+  await new Promise((r) => proc.once('close', r));
+  return out;
+}
+
 describe('start banner', () => {
+  it('in a pipe is one JSON line (urls, state, fixture credentials), the shutdown line too; --log-format decides when given', async () => {
+    const entry = await sourceCliEntry();
+    const lines = (await servePiped(entry, [])).trim().split('\n');
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const first = parsed.find((p) => /listening on/.test(String(p.msg)))!;
+    expect(first).toMatchObject({
+      level: 30,
+      name: 'partner-sim',
+      urls: {
+        us_base_url: expect.stringMatching(/\/developer\/api$/),
+        dashboard: expect.stringMatching(/\/__admin\/ui$/),
+      },
+      state: 'in memory',
+    });
+    expect(first.credentials).toContainEqual({
+      region: 'us',
+      client_id: 'demo-client-us',
+      secret_key: 'demo-secret-us-0000',
+      api_key: 'demo-api-key-us-0000',
+    });
+    expect(parsed.at(-1)).toMatchObject({ signal: 'SIGTERM', msg: expect.stringContaining('stopping') });
+    const pretty = await servePiped(entry, ['--log-format', 'pretty']);
+    expect(pretty).toMatch(/^partner-sim listening on http:\/\/\S+\n {2}US base_url: /);
+    expect(pretty).toContain('Demo credentials (fixture apps):');
+    expect(pretty).toContain('partner-sim: SIGTERM, flushing state and stopping\n');
+    const json = await servePiped(entry, ['--log-format', 'json']);
+    for (const line of json.trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
+  }, 60_000);
+
   it('names the Swagger UI and the dashboard', () => {
     const text = banner('http://127.0.0.1:1', testConfig(), []);
     expect(text).toContain('API docs:    http://127.0.0.1:1/docs  (Swagger UI)');

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from './cli/parseArgs.js';
+import { parseArgs, SHORT } from './cli/parseArgs.js';
 import { type Config, defaults, options, parseConfig } from './config.js';
+import { wantsPretty } from './core/logger.js';
 import { fromRoot } from './core/root.js';
 import type { NewApp, PartnerApp } from './domain/apps.js';
 import { type RunningSimulator, serveSimulator } from './simulator.js';
@@ -37,7 +38,8 @@ function mainHelp(): string {
 
 function serveHelp(): string {
   const rows = options.map((o) => {
-    const flag = `--${o.flag}${o.kind === 'bool' ? '' : ' <value>'}`;
+    const short = SHORT[o.flag] ? `-${SHORT[o.flag]}, ` : '';
+    const flag = `${short}--${o.flag}${o.kind === 'bool' ? '' : ' <value>'}`;
     const def = defaults[o.key];
     // One default per option: none when the help text already says it, and none for a
     // switch that is off unless given.
@@ -52,7 +54,7 @@ function serveHelp(): string {
     const choices = o.choices ? ` {${o.choices.join('|')}}` : '';
     return `  ${flag.padEnd(30)} ${o.help}${choices}${shown}${env}`;
   });
-  return `Usage: partner-sim serve [options]\n\nRuns the simulator. Flags win over environment variables, which win over defaults.\n\nOptions:\n${rows.join('\n')}\n  ${'--help'.padEnd(30)} show this help\n`;
+  return `Usage: partner-sim serve [options]\n\nRuns the simulator. Flags win over environment variables, which win over defaults.\n\nOptions:\n${rows.join('\n')}\n  ${'-h, --help'.padEnd(30)} show this help\n`;
 }
 
 /**
@@ -66,43 +68,91 @@ export async function fixtureApps(config: Config, apps: PartnerApp[]): Promise<P
   return apps.filter((a) => ids.has(a.client_id));
 }
 
-/** The start banner (exported for its test). */
+/** Where everything is, by name: the one source of both banner forms. */
+function bannerUrls(url: string, config: Config, https?: RunningSimulator['https']): Record<string, string> {
+  return {
+    simulator: url,
+    us_base_url: `${url}/developer/api`,
+    jp_base_url: `${url}/jp/developer/api`,
+    storage: config.storageHost ? `https://${config.storageHost}` : `${config.publicUrl ?? url}/storage`,
+    control_api: `${url}/__admin`,
+    control_api_spec: `${url}/__admin/openapi.yaml`,
+    docs: `${url}/docs`,
+    dashboard: `${url}/__admin/ui`,
+    ...(https ? { https: `${https.url}/developer/api`, ca_cert: https.caCertPath, proxy: https.proxy } : {}),
+  };
+}
+
+const stateOf = (config: Config): string =>
+  config.store !== undefined ? redactUrl(config.store) : config.inMemory ? 'in memory' : config.dataDir;
+
+const seedWarning = (config: Config): string[] =>
+  config.seed === undefined
+    ? []
+    : [
+        `WARNING: --seed ${JSON.stringify(config.seed)} makes this instance's secrets guessable (token and URL`,
+        '  signing keys, generated credentials and ids): use it for reproducible tests only.',
+      ];
+
+/** The start banner for a person at a terminal (exported for its test). */
 export function banner(
   url: string,
   config: Config,
   apps: PartnerApp[],
   https?: RunningSimulator['https'],
 ): string {
+  const u = bannerUrls(url, config, https);
   const creds = apps
     .map((a) => `  [${a.region}] client_id=${a.client_id}  secret_key=${a.secret_key}  api_key=${a.api_key}`)
     .join('\n');
-  const store =
-    config.store !== undefined ? redactUrl(config.store) : config.inMemory ? 'in memory' : config.dataDir;
   return [
     `partner-sim listening on ${url}`,
-    `  US base_url: ${url}/developer/api`,
-    `  JP base_url: ${url}/jp/developer/api`,
-    `  storage:     ${config.storageHost ? `https://${config.storageHost} (S3-shaped URLs, through --https)` : `${config.publicUrl ?? url}/storage`}`,
-    `  control API: ${url}/__admin  (spec: ${url}/__admin/openapi.yaml)`,
-    `  API docs:    ${url}/docs  (Swagger UI)`,
-    `  dashboard:   ${url}/__admin/ui`,
+    `  US base_url: ${u.us_base_url}`,
+    `  JP base_url: ${u.jp_base_url}`,
+    `  storage:     ${config.storageHost ? `${u.storage} (S3-shaped URLs, through --https)` : u.storage}`,
+    `  control API: ${u.control_api}  (spec: ${u.control_api_spec})`,
+    `  API docs:    ${u.docs}  (Swagger UI)`,
+    `  dashboard:   ${u.dashboard}`,
     ...(https
       ? [
-          `  HTTPS:       ${https.url}/developer/api  (trust ${https.caCertPath})`,
-          `  proxy:       HTTPS_PROXY=${https.proxy} serves the live hosts${config.storageHost ? ` and ${config.storageHost}` : ''}, refuses others (docs/any-client.md)`,
+          `  HTTPS:       ${u.https}  (trust ${u.ca_cert})`,
+          `  proxy:       HTTPS_PROXY=${u.proxy} serves the live hosts${config.storageHost ? ` and ${config.storageHost}` : ''}, refuses others (docs/any-client.md)`,
         ]
       : []),
-    `  state:       ${store}`,
-    ...(config.seed === undefined
-      ? []
-      : [
-          `WARNING: --seed ${JSON.stringify(config.seed)} makes this instance's secrets guessable (token and URL`,
-          '  signing keys, generated credentials and ids): use it for reproducible tests only.',
-        ]),
+    `  state:       ${stateOf(config)}`,
+    ...seedWarning(config),
     'Demo credentials (fixture apps):',
     creds || '  (no apps in fixtures: create one with POST /__admin/apps)',
     '',
   ].join('\n');
+}
+
+/**
+ * One log line as pino writes them (level, time, name, msg), so a collector reading the
+ * simulator's JSON log reads the banner and the shutdown line too.
+ */
+export const jsonLine = (msg: string, fields: Record<string, unknown>): string =>
+  `${JSON.stringify({ level: 30, time: Date.now(), name: 'partner-sim', msg, ...fields })}\n`;
+
+/** The start banner when stdout is not a terminal (or with --log-format json): one JSON line. */
+export function bannerJson(
+  url: string,
+  config: Config,
+  apps: PartnerApp[],
+  https?: RunningSimulator['https'],
+): string {
+  const warning = seedWarning(config).join('').replace(/\s+/g, ' ');
+  return jsonLine(`partner-sim listening on ${url}`, {
+    urls: bannerUrls(url, config, https),
+    state: stateOf(config),
+    ...(warning ? { warning } : {}),
+    credentials: apps.map((a) => ({
+      region: a.region,
+      client_id: a.client_id,
+      secret_key: a.secret_key,
+      api_key: a.api_key,
+    })),
+  });
 }
 
 async function serve(argv: string[]): Promise<number> {
@@ -110,7 +160,6 @@ async function serve(argv: string[]): Promise<number> {
     args: argv,
     allowPositionals: false,
     options: {
-      help: { type: 'boolean', short: 'h' },
       ...Object.fromEntries(
         options.map((o) => [
           o.flag,
@@ -128,11 +177,17 @@ async function serve(argv: string[]): Promise<number> {
   // EPIPE; unhandled, that error event would end the simulator. Logs are lost, serving is not.
   process.stdout.on('error', () => {});
   const sim = await serveSimulator(config);
+  // Readable in a terminal; in a pipe every line of stdout is JSON, as the log is.
+  const pretty = wantsPretty(process.stdout, process.env, config.logFormat);
   // Handlers first, banner second: whoever waits for the banner may signal at once, and a
   // SIGTERM before the handler exists would kill the process without flushing state.
   const stopped = new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
-      process.stdout.write(`partner-sim: ${signal}, flushing state and stopping\n`);
+      process.stdout.write(
+        pretty
+          ? `partner-sim: ${signal}, flushing state and stopping\n`
+          : jsonLine(`partner-sim: ${signal}, flushing state and stopping`, { signal }),
+      );
       sim.stop().then(resolve, (e) => {
         process.stderr.write(`partner-sim: error while stopping: ${(e as Error).message}\n`);
         resolve();
@@ -141,9 +196,8 @@ async function serve(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
-  process.stdout.write(
-    banner(sim.url, config, await fixtureApps(config, sim.services.apps.list()), sim.https),
-  );
+  const apps = await fixtureApps(config, sim.services.apps.list());
+  process.stdout.write((pretty ? banner : bannerJson)(sim.url, config, apps, sim.https));
   await stopped;
   return 0;
 }

@@ -72,6 +72,8 @@ export function parseConfig(
   }
   if (out.caDir !== undefined) out.caDir = resolve(out.caDir);
   if (out.httpsOnly && !out.https) throw new ConfigError('--https-only needs --https');
+  if (out.proxyPassthrough && !out.https)
+    throw new ConfigError('--proxy-passthrough needs --https (the proxy it opens is part of --https)');
   // Its https:// URLs reach the simulator only through its TLS listener and proxy.
   if (out.storageHost !== undefined && !out.https)
     throw new ConfigError('--storage-host needs --https (its URLs are https:// through the proxy)');

@@ -60,6 +60,8 @@ async function once(t: Target, req: Req, url: string): Promise<Res> {
   await t.throttle();
   const { spec, id } = specOf(req.op);
   const s = pactum.spec().withMethod(spec.get(id).method.toUpperCase()).withPath(url);
+  const createConnection = t.connectionFor(url);
+  if (createConnection) s.withCore({ createConnection });
   if (req.headers) s.withHeaders(req.headers);
   if (req.json !== undefined) s.withJson(req.json as object);
   else if (req.form !== undefined) s.withForm(req.form);

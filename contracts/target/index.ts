@@ -1,6 +1,7 @@
 import { RateLimiter, sleep } from '../lib/rateLimit.js';
 import { registerSecret } from '../lib/redact.js';
 import { arrangeDevice, RunControl, uniqueIds } from './control.js';
+import { interceptedRoute } from './proxy.js';
 import { type LiveSettings, liveSettings, region, SERIAL_ENV, targetKind, urlSettings } from './settings.js';
 import type { DeviceRef, Target } from './types.js';
 
@@ -24,6 +25,8 @@ async function simulatorTarget(
   const serial = (type: DeviceRef['type']) => control.usedSerial(ids.serial(type));
   // No spacing between requests on a simulator; only a Retry-After it sends is honoured.
   const limiter = new RateLimiter(Number.POSITIVE_INFINITY);
+  // Presigned URLs on an S3-shaped --storage-host go through the simulator's proxy.
+  const connectionFor = await interceptedRoute(control.client, root);
   const app = await control.createApp({ client_id: ids.uniqueId('contract') });
   // Time moves for this run's app only: parallel runs on one simulator keep their own clocks.
   control.clockApp = app.client_id;
@@ -40,6 +43,7 @@ async function simulatorTarget(
     uniqueId: ids.uniqueId,
     device: (state) => arrangeDevice(control, serial, state),
     wait: (ms) => control.advanceClock(ms),
+    connectionFor,
     throttle: () => limiter.take(),
     backOff: (retryAfter) => limiter.backOff(retryAfter, 1000, 5000),
     close: async () => {
@@ -71,6 +75,7 @@ function liveTarget(s: LiveSettings): Target {
       return { skip: `live target: set ${SERIAL_ENV[state]} to a test device in this state` };
     },
     wait: sleep,
+    connectionFor: () => undefined,
     throttle: () => limiter.take(),
     backOff: (retryAfter) => limiter.backOff(retryAfter),
     close: async () => {},

@@ -2,10 +2,15 @@
  * What a contract scenario may ask of the service under test. Scenarios are written once
  * against this interface; `sim`, `url` and `live` implement it (see ./index.ts).
  */
+
+import type { ClientRequestArgs } from 'node:http';
 import type { components } from '../../server/spec/admin-types.js';
 
 /** Control API schemas (server/admin.openapi.yaml): arrangement input is typed from them. */
 export type Schemas = components['schemas'];
+
+/** How a request's connection is made (node:http's `createConnection` request option). */
+export type Connect = NonNullable<ClientRequestArgs['createConnection']>;
 
 export type TargetKind = 'sim' | 'url' | 'live';
 export type Region = 'us' | 'jp';
@@ -61,6 +66,11 @@ export interface Target {
   device(state: DeviceState): Promise<DeviceOffer>;
   /** Let time pass: advances the simulated clock, or really waits on live. */
   wait(ms: number): Promise<void>;
+  /**
+   * How a request to `url` connects: through the simulator's proxy for a host it intercepts,
+   * or directly (undefined; always on live).
+   */
+  connectionFor(url: string): Connect | undefined;
   /** Before each request: the client-side rate limit (live only). */
   throttle(): Promise<void>;
   /** The service answered 429: hold requests for its `Retry-After`; returns the wait in ms. */

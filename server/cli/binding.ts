@@ -11,7 +11,7 @@ import { type CommandIo, ENV_HELP, processIo, TARGET_HELP } from './io.js';
 import { parseArgs } from './parseArgs.js';
 import { openTarget, UsageError } from './target.js';
 
-export const bindingHelp = `Usage: partner-sim binding <sn> [--type notepro|notepins] [--target sim|us|jp|URL] [--json]
+export const bindingHelp = `Usage: partner-sim binding <sn> [--type notepro|notepins] [--target sim|us|jp|URL | --base-url URL] [--json]
 
 Queries a device's remote binding and prints its state (is_bind true/false/null), the
 de-duplicated bind history with how often each account appears, and the recovery verdict
@@ -21,7 +21,7 @@ Options:
   --type <notepro|notepins> device type (default: from the serial, 881 notepro, 882 notepins)
 ${TARGET_HELP}
   --json                    print {sn, type, binding, history, verdict} as JSON
-  --help                    show this help
+  -h, --help                show this help
 
 ${ENV_HELP}
 `;
@@ -67,7 +67,7 @@ export async function runBinding(argv: string[], io: CommandIo = processIo()): P
       type: { type: 'string' },
       target: { type: 'string', default: 'sim' },
       json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
+      help: { type: 'boolean' },
     },
   });
   if (values.help) {

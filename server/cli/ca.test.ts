@@ -54,6 +54,12 @@ describe('partner-sim ca', () => {
     expect(first.out).toContain(`Created the local certificate authority`);
     expect(first.out).toContain(`certificate: ${cert}`);
     expect(first.out).toContain(`NODE_EXTRA_CA_CERTS=${cert}`);
+    // Where a device downloads it while the simulator runs, on the port asked for.
+    expect(first.out).toContain('page:        http://127.0.0.1:4010/ca');
+    expect(first.out).toContain('http://10.0.2.2:4010/ca');
+    expect((await cli('ca', '--data-dir', tmp.dir, '--port', '4123')).out).toContain(
+      'http://127.0.0.1:4123/ca',
+    );
     const key = join(tmp.dir, 'ca', 'partner-sim-ca.key');
     expect((await stat(key)).mode & 0o777).toBe(0o600);
     const pem = await cli('ca', '--data-dir', tmp.dir, '--pem');

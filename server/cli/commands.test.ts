@@ -190,11 +190,20 @@ describe('partner-sim binding', () => {
     ]);
   });
 
-  it('--help of each command', async () => {
+  it('--help and -h of each command, naming --base-url', async () => {
     for (const run of [runBinding, runTranscribe]) {
-      const c = io();
-      expect(await run(['--help'], c.streams)).toBe(0);
-      expect(c.out()).toMatch(/^Usage: partner-sim (binding|transcribe) .*\n[\s\S]*PARTNER_USER_ID/);
+      for (const flag of ['--help', '-h']) {
+        const c = io();
+        expect(await run([flag], c.streams)).toBe(0);
+        expect(c.out()).toMatch(/^Usage: partner-sim (binding|transcribe) .*\n[\s\S]*PARTNER_USER_ID/);
+        expect(c.out()).toContain('--base-url <url>');
+      }
     }
+  });
+
+  it('--base-url reaches a running simulator, as --target <url> does', async () => {
+    const c = io();
+    expect(await runBinding(['8810B30227290004', '--base-url', sim.url, '--json'], c.streams)).toBe(0);
+    expect(JSON.parse(c.out())).toMatchObject({ binding: { is_bind: true } });
   });
 });

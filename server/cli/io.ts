@@ -18,7 +18,8 @@ export const TARGET_HELP = `  --target <sim|us|jp|URL>  sim: an in-memory simula
                             fixtures' demo app (default; needs no settings)
                             URL: a running simulator, e.g. http://127.0.0.1:4010 (demo
                             credentials unless the environment names others)
-                            us, jp: the live regional service (credentials from the environment)`;
+                            us, jp: the live regional service (credentials from the environment)
+  --base-url <url>          a running simulator at this URL (the same as --target <url>)`;
 
 export const ENV_HELP = `Environment: PARTNER_CLIENT_ID, PARTNER_SECRET_KEY, PARTNER_API_KEY, PARTNER_USER_ID
 (all four required for us/jp; on a URL each overrides the demo value; PARTNER_USER_ID

@@ -8,7 +8,7 @@ import { parseArgs } from './parseArgs.js';
 import { formatBytes, StatusSpinner, UploadProgress } from './progress.js';
 import { openTarget, UsageError } from './target.js';
 
-export const transcribeHelp = `Usage: partner-sim transcribe <audio> [--target sim|us|jp|URL] [--json]
+export const transcribeHelp = `Usage: partner-sim transcribe <audio> [--target sim|us|jp|URL | --base-url URL] [--json]
 
 Uploads an audio file in parallel parts (retries, Retry-After honoured), completes the upload
 with its MD5, submits it for transcription, polls with back-off until it ends, and prints the
@@ -19,7 +19,7 @@ Options:
 ${TARGET_HELP}
   --json                    print the final transcription task as JSON (progress goes to stderr)
   --deadline <seconds>      give up polling after this long (default 120; 1200 on live)
-  --help                    show this help
+  -h, --help                show this help
 
 ${ENV_HELP}
 `;
@@ -41,7 +41,7 @@ export async function runTranscribe(argv: string[], io: CommandIo = processIo())
       target: { type: 'string', default: 'sim' },
       json: { type: 'boolean', default: false },
       deadline: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      help: { type: 'boolean' },
     },
   });
   if (values.help) {

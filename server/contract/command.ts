@@ -4,6 +4,7 @@ import { fromRoot } from '../core/root.js';
 import { compareRuns } from './drift.js';
 import { type Plan, plan, type RunPlan, vitestArgs } from './plan.js';
 import { probe, targetUrl } from './probe.js';
+import { loopbackSimulatorCa, trusting } from './simulatorCa.js';
 
 export const contractHelp = `Usage: partner-sim contract [options] [-- vitest file/name filters]
 
@@ -17,6 +18,9 @@ Options:
                             url: a running simulator at --base-url (a URL here means the same)
                             live: the real regional service (only live-safe scenarios)
   --base-url <url>          root of the target, e.g. http://127.0.0.1:4010 [env CONTRACT_BASE_URL]
+                            A simulator with --https: the hosts it intercepts (--storage-host)
+                            are reached through its own proxy, trusting its CA; an https:// one
+                            on this machine is trusted from its /ca page. Nothing to set.
   --region <us|jp>          region (live host, or the simulator's /jp mount) [env CONTRACT_REGION]
   --live                    same as --target live
   --allow-mutations         live: also run scenarios that bind/unbind/sign devices
@@ -27,7 +31,7 @@ Options:
                             values) in contract-drift.md / .json. Exit 0 with the report.
   --fail-on-drift           with --compare: exit 1 when any drift is found
   --reports-dir <dir>       where reports go (default: ./reports) [env CONTRACT_REPORTS_DIR]
-  --help                    show this help
+  -h, --help                show this help
 
 Live target settings (environment): PARTNER_CLIENT_ID, PARTNER_SECRET_KEY, PARTNER_API_KEY,
 PARTNER_USER_ID (required); CONTRACT_SN_BOUND_OTHER, CONTRACT_SN_UNBOUND,
@@ -51,11 +55,15 @@ async function runOne(
 ): Promise<{ code: number; unreachable: boolean }> {
   const err = opts.onOutput ?? ((s: string) => process.stderr.write(s));
   const url = targetUrl(run.env);
-  const env = { ...run.env };
+  let env = { ...run.env };
   let unreachable = false;
+  let cleanup = async () => {};
   if (url) {
     const timeoutMs = Number(env.CONTRACT_PROBE_TIMEOUT_MS ?? 5000);
-    const reason = await probe(url, timeoutMs);
+    // An https simulator on this machine: its CA, from the instance itself, trusted for the run.
+    const ca = run.env.CONTRACT_TARGET === 'url' ? await loopbackSimulatorCa(url, timeoutMs) : undefined;
+    if (ca) ({ env, cleanup } = await trusting(env, ca));
+    const reason = await probe(url, timeoutMs, ca);
     if (reason) {
       unreachable = true;
       const line = `target unreachable: ${url}: ${reason}`;
@@ -76,7 +84,7 @@ async function runOne(
   const code = await new Promise<number>((done, fail) => {
     child.on('error', fail);
     child.on('close', (c, signal) => done(c ?? (signal ? 1 : 0)));
-  });
+  }).finally(cleanup);
   return { code: unreachable ? 1 : code, unreachable };
 }
 

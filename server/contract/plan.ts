@@ -60,7 +60,7 @@ export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv): Plan {
       'reports-dir': { type: 'string' },
       compare: { type: 'string' },
       'fail-on-drift': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
+      help: { type: 'boolean' },
     },
   });
   let env: NodeJS.ProcessEnv = { ...baseEnv };

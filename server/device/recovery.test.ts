@@ -47,7 +47,7 @@ describe.each(['android', 'ios'] as const)('recovery over the device protocol (%
     });
     expect(arranged.status, arranged.text).toBe(200);
     const message = await recover(world(platform), sn, 'notepro');
-    expect(message).toBe(arranged.body.expect.message);
+    expect(arranged.body.expect.message).toBe(`recovery would end: ${message}`);
     const after = await http('GET', `${sim.api}/open/partner/sdk/binding?type=notepro&sn=${sn}`, {
       headers: bearer(world(platform).userToken),
     });

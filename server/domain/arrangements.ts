@@ -134,6 +134,7 @@ export async function arrange(
     device,
     recorder,
     locked_to: paired,
-    expect: { recovery, message: MESSAGES[recovery] },
+    // A prediction, and worded as one: nothing has been tried yet.
+    expect: { recovery, message: `recovery would end: ${MESSAGES[recovery]}` },
   };
 }

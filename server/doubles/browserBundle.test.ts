@@ -5,7 +5,7 @@ import { fromRoot } from '../core/root.js';
 // The doubles run in a browser and in a React Native JS engine: bundling them for the
 // browser fails on any Node-only import (node:*, a Node builtin), anywhere they reach.
 
-describe.each(['reactNative', 'capacitor'])('%s double', (name) => {
+describe.each(['reactNative', 'capacitor', 'capacitorNative'])('%s double', (name) => {
   it('bundles for the browser with no Node builtins', async () => {
     const out = await build({
       entryPoints: [fromRoot(`server/doubles/${name}.ts`)],

@@ -237,4 +237,9 @@ export class ControlClient {
   health(): Promise<Schemas['Health']> {
     return this.call('getHealth');
   }
+
+  /** What the instance's HTTPS proxy serves, and its CA certificate (`--https`). */
+  proxy(): Promise<Schemas['ProxyInfo']> {
+    return this.call('getProxy');
+  }
 }

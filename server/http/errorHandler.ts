@@ -5,6 +5,7 @@ import { SimError } from '../core/errors.js';
 import type { PartnerApp } from '../domain/apps.js';
 import { adminSpec, apiSpec, deviceSpec } from '../spec/openapi.js';
 import { claimedClientId } from './claimedClientId.js';
+import { jsonDecodeIssue } from './jsonSyntax.js';
 import { sendEmpty, sendJson, sendXml } from './send.js';
 import { simLocals } from './types.js';
 
@@ -24,10 +25,15 @@ export function s3ErrorXml(code: string, message: string, resource: string, requ
 }
 
 /** Express body-parser failures are client mistakes: say so, FastAPI-style, never a 500. */
-function fromParserError(err: { type?: string; status?: number; message?: string }): SimError | undefined {
+function fromParserError(err: {
+  type?: string;
+  status?: number;
+  message?: string;
+  body?: unknown;
+}): SimError | undefined {
   switch (err.type) {
     case 'entity.parse.failed':
-      return SimError.validation([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
+      return SimError.validation([jsonDecodeIssue(err)]);
     case 'entity.too.large':
       return new SimError(413, 'REQUEST_TOO_LARGE', 'Request body is too large');
     case 'encoding.unsupported':

@@ -1,9 +1,11 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { caDirOf, type LocalCa, loadOrCreateCa } from '../tls/caStore.js';
+import { caDirOf } from '../tls/caFiles.js';
+import { type LocalCa, loadOrCreateCa } from '../tls/caStore.js';
 import { issueLeaf } from '../tls/certificates.js';
-import { InterceptTable } from './interceptTable.js';
+import { InterceptTable, interceptOptionsOf } from './interceptTable.js';
+import { passThrough } from './passThrough.js';
 import { acceptTlsAndProxy, routeRequests } from './secureListener.js';
 
 export interface HttpsListener {
@@ -28,16 +30,20 @@ export async function httpsListener(
 ): Promise<HttpsListener> {
   const ca = await loadOrCreateCa(caDirOf(config));
   if (ca.created) logger.info({ ca: ca.certPath }, 'created the local certificate authority');
-  const table = new InterceptTable({
-    storageHost: config.storageHost,
-    extraHosts: config.tlsHosts,
-    bindHost: config.host,
-  });
+  const table = new InterceptTable(interceptOptionsOf(config));
   const leaf = issueLeaf(ca, table.certNames);
   const opts = {
     table,
     leaf,
     httpsOnly: config.httpsOnly,
+    passThrough: config.proxyPassthrough
+      ? passThrough((host) =>
+          logger.info(
+            { host },
+            'proxy lets a host it does not serve through to the real one (--proxy-passthrough)',
+          ),
+        )
+      : undefined,
     log: (msg: string, detail: Record<string, unknown>) => logger.debug(detail, msg),
   };
   const server = makeServer(routeRequests(app, opts));

@@ -23,6 +23,17 @@ export interface InterceptOptions {
   bindHost: string;
 }
 
+/** The table's settings as `serve` was given them. */
+export const interceptOptionsOf = (config: {
+  storageHost?: string | undefined;
+  tlsHosts: readonly string[];
+  host: string;
+}): InterceptOptions => ({
+  storageHost: config.storageHost,
+  extraHosts: config.tlsHosts,
+  bindHost: config.host,
+});
+
 const bare = (host: string): string =>
   host
     .replace(/^\[(.*)\]$/, '$1')
@@ -48,6 +59,14 @@ export class InterceptTable {
     const names = [...this.self, ...Object.keys(LIVE_HOSTS), ...this.extra];
     if (this.storage) names.push(this.storage);
     return [...new Set(names)];
+  }
+
+  /**
+   * The names served as the simulator wherever a client sends them (any port): what a client
+   * that is not the simulator's own (the contract suite) sends through the proxy.
+   */
+  get interceptedHosts(): string[] {
+    return [...new Set([...Object.keys(LIVE_HOSTS), ...(this.storage ? [this.storage] : []), ...this.extra])];
   }
 
   private covered: Set<string> | undefined;

@@ -1,16 +1,14 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import tls from 'node:tls';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { curl } from '../testing/curl.js';
 import { startTestServer, type TestServer, tempDataDir } from '../testing/testServer.js';
 
 // `serve --https`: what the TLS listener and the proxy refuse, and that refusing never
 // reaches out. Real clients (curl) on loopback; the server runs in this process, so its
 // outbound attempts are visible here.
-const run = promisify(execFile);
 const dns = createRequire(import.meta.url)('node:dns') as typeof import('node:dns');
 
 let sim: TestServer;
@@ -28,17 +26,6 @@ afterAll(async () => {
   await sim.stop();
   await cleanup();
 });
-
-/** curl's status line(s) and body, and its exit code (56: the proxy refused the tunnel). */
-async function curl(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  try {
-    const { stdout, stderr } = await run('curl', ['-sS', '-i', '-m', '20', ...args]);
-    return { code: 0, out: stdout, err: stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, out: x.stdout, err: x.stderr };
-  }
-}
 
 /** Send raw bytes to the listener and read until it closes the connection. */
 function raw(bytes: string | Buffer): Promise<string> {
@@ -106,7 +93,11 @@ describe('the proxy refuses what it does not serve', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 403 /);
       expect(answer).toContain('PROXY_HOST_REFUSED');
       expect(answer).toContain('does not serve example.com:443');
-      expect(answer).toContain('--tls-hosts example.com');
+      // The hints name the host without its port: --tls-hosts takes names, and many clients
+      // ignore a port in NO_PROXY.
+      expect(answer).toContain('--tls-hosts example.com;');
+      expect(answer).toContain('NO_PROXY=example.com)');
+      expect(answer).not.toMatch(/--tls-hosts example\.com:|NO_PROXY=example\.com:/);
       // Loopback is the simulator only on its own port: another local service is not ours.
       expect(await raw('CONNECT 127.0.0.1:5432 HTTP/1.1\r\nHost: 127.0.0.1:5432\r\n\r\n')).toMatch(
         /^HTTP\/1\.1 403 /,
@@ -115,6 +106,10 @@ describe('the proxy refuses what it does not serve', () => {
       const plain = await curl('--proxy', sim.https!.proxy, 'http://example.com/path');
       expect(plain.out).toMatch(/^HTTP\/1\.1 403 /);
       expect(plain.out).toContain('"detail":"PROXY_HOST_REFUSED"');
+      const ported = await curl('--proxy', sim.https!.proxy, 'http://example.com:8080/path');
+      expect(ported.out).toContain('does not serve example.com:8080');
+      expect(ported.out).toContain('--tls-hosts example.com;');
+      expect(ported.out).toContain('NO_PROXY=example.com)');
     });
     expect(seen.lookups).toEqual([]);
     // Only this test's own raw connections to the listener: the server opened none.

@@ -3,8 +3,10 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createSecureContext, createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { connectionGate } from '../http/connectionGuard.js';
+import { isCaPath } from '../tls/caFiles.js';
 import type { KeyPair } from '../tls/certificates.js';
 import { hostName, InterceptTable, type Route } from './interceptTable.js';
+import type { PassThrough } from './passThrough.js';
 
 /**
  * One port, three ways in: plain HTTP (as without --https), TLS (told apart by the first
@@ -12,7 +14,8 @@ import { hostName, InterceptTable, type Route } from './interceptTable.js';
  * simulator serves is answered 200 and the tunnel is served like a new connection (TLS with
  * the local CA's leaf, or plain); an absolute-URL request (`GET http://host/…`) likewise.
  * Every other host is refused with 403 before anything about it is looked up: the simulator
- * never opens a connection of its own, so nothing leaves the machine.
+ * never opens a connection of its own, so nothing leaves the machine (unless
+ * --proxy-passthrough asks for other hosts to be let through, passThrough.ts).
  *
  * Decrypted connections go to the HTTP server's own connection handling, so timeouts,
  * keep-alive, `closeAllConnections` and the app are the same as for plain HTTP.
@@ -22,6 +25,8 @@ export interface SecureListenerOptions {
   leaf: KeyPair;
   /** `--https-only`: a direct plain-HTTP request is answered 400 (proxy requests still work). */
   httpsOnly: boolean;
+  /** `--proxy-passthrough`: hosts not served are let through to the real host instead of refused. */
+  passThrough?: PassThrough | undefined;
   /** Where handshake failures and refusals are told (debug level: clients cause them). */
   log: (msg: string, detail: Record<string, unknown>) => void;
 }
@@ -38,8 +43,15 @@ function rawAnswer(socket: Duplex, status: number, reason: string, detail: strin
   );
 }
 
-const refusal = (host: string): string =>
-  `partner-sim does not serve ${host} and forwards nothing off this machine: the proxy serves only the live API hosts, the storage host and the simulator's own names. To serve ${host} as the simulator, start it with --tls-hosts ${host}; to reach the real ${host}, leave it out of the proxy (NO_PROXY=${host}).`;
+/**
+ * Why a host is refused and what would serve it. The hints name the host alone: --tls-hosts
+ * takes names, and many clients ignore a port in NO_PROXY.
+ */
+const refusal = (shown: string, name: string): string =>
+  `partner-sim does not serve ${shown} and forwards nothing off this machine: the proxy serves only the live API hosts, the storage host and the simulator's own names. To serve ${name} as the simulator, start it with --tls-hosts ${name}; to reach the real ${name}, leave it out of the proxy (NO_PROXY=${name}) or start the simulator with --proxy-passthrough, which lets every host it does not serve through unchanged.`;
+
+/** The error code of a pass-through that could not be made (see passThrough.ts). */
+const passFailure = { 403: 'PROXY_HOST_REFUSED', 502: 'PROXY_UPSTREAM_FAILED' } as const;
 
 function answer(res: ServerResponse, status: number, detail: string, message: string): void {
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
@@ -56,7 +68,8 @@ export function routeRequests(app: RequestListener, opts: SecureListenerOptions)
         const host = req.headers.host ?? (req.socket as TLSSocket).servername;
         const route: Route = host ? table.hostRoute(hostName(host)) : { kind: 'self' };
         req.url = InterceptTable.path(route, target);
-      } else if (opts.httpsOnly) {
+      } else if (opts.httpsOnly && !isCaPath(target)) {
+        // The CA page stays plain: a device fetches it before it trusts the CA.
         return answer(
           res,
           400,
@@ -81,9 +94,14 @@ export function routeRequests(app: RequestListener, opts: SecureListenerOptions)
     }
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
     const route = table.proxyRoute(url.hostname, port);
+    if (!route && opts.passThrough) {
+      return opts.passThrough.forward(req, res, url, (status, why) =>
+        answer(res, status, passFailure[status], `--proxy-passthrough: ${url.host} ${why}`),
+      );
+    }
     if (!route) {
       opts.log('proxy refused a request', { host: url.host });
-      return answer(res, 403, 'PROXY_HOST_REFUSED', refusal(url.host));
+      return answer(res, 403, 'PROXY_HOST_REFUSED', refusal(url.host, hostName(url.host)));
     }
     req.url = InterceptTable.path(route, `${url.pathname}${url.search}`);
     return app(req, res);
@@ -184,9 +202,21 @@ export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): 
       return;
     }
     const shown = to.host.includes(':') ? `[${to.host}]:${to.port}` : `${to.host}:${to.port}`;
+    if (!table.proxyRoute(to.host, to.port) && opts.passThrough) {
+      opts.passThrough.tunnel(socket, head, to, (status, why) =>
+        rawAnswer(
+          socket,
+          status,
+          status === 403 ? 'Forbidden' : 'Bad Gateway',
+          passFailure[status],
+          `--proxy-passthrough: ${shown} ${why}`,
+        ),
+      );
+      return;
+    }
     if (!table.proxyRoute(to.host, to.port)) {
       opts.log('proxy refused a tunnel', { host: shown });
-      rawAnswer(socket, 403, 'Forbidden', 'PROXY_HOST_REFUSED', refusal(shown));
+      rawAnswer(socket, 403, 'Forbidden', 'PROXY_HOST_REFUSED', refusal(shown, to.host));
       return;
     }
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');

@@ -156,6 +156,14 @@ export const listeningOptions = [
     parse: (raw) => hostList(raw, false),
   }),
   option({
+    flag: 'proxy-passthrough',
+    key: 'proxyPassthrough',
+    kind: 'bool',
+    default: false,
+    env: 'PARTNER_SIM_PROXY_PASSTHROUGH',
+    help: 'with --https: hosts the proxy does not serve are tunnelled to the real host unchanged (CONNECT piped, plain requests forwarded), each logged once, instead of refused with 403; off by default: nothing leaves this machine',
+  }),
+  option({
     flag: 'storage-host',
     key: 'storageHost',
     kind: 'string',

@@ -1,6 +1,7 @@
 import { controlHandlers } from '../admin/control.js';
 import { deviceAdminHandlers } from '../admin/devices.js';
 import { foundationAdminHandlers } from '../admin/foundation.js';
+import { proxyAdminHandlers } from '../admin/proxy.js';
 import { recorderAdminHandlers } from '../admin/recorders.js';
 import { storageAdminHandlers } from '../admin/storage.js';
 import { transcriptionAdminHandlers } from '../admin/transcriptions.js';
@@ -32,4 +33,5 @@ export const adminHandlers: Handlers = {
   ...controlHandlers,
   ...storageAdminHandlers,
   ...webhookAdminHandlers,
+  ...proxyAdminHandlers,
 };

@@ -422,9 +422,10 @@ export interface paths {
          *     recorder connected to a phone is disconnected. Ids other than `user` are generated
          *     `client_user_<uuid>`s no simulator user holds. `expect` says what the native
          *     template's recovery (query → stop on true → de-duplicate → at most 5 ids × handshake
-         *     → depair → rescan → reconnect → cloud bind) ends with for `user`.
+         *     → depair → rescan → reconnect → cloud bind) would end with for `user`: a prediction,
+         *     nothing is tried.
          *
-         *     | case | cloud | device side | recovery ends |
+         *     | case | cloud | device side | recovery would end |
          *     |---|---|---|---|
          *     | `classic_lock` | `false` (or `cloud: null`), history `[decoy, locked, decoy2]` newest first (empty with `null`) | in range, paired to `locked` | `unlocked` (`no_history` with `null`) |
          *     | `bound_elsewhere` | `true`, owned by `locked` of app `other-app` | paired to `locked` | `refused` |
@@ -775,6 +776,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/proxy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the HTTPS listener and proxy serve
+         * @description Whether this instance runs with `--https` (one port for plain HTTP, TLS and an HTTP
+         *     proxy), the host names its proxy serves as the simulator, its local CA's certificate
+         *     (never the key) and whether other hosts are passed through. The contract suite reads
+         *     it to reach the hosts the simulator intercepts (the `--storage-host` of presigned
+         *     URLs) through this proxy, trusting this CA, with nothing for the user to set.
+         */
+        get: operations["getProxy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -936,6 +961,7 @@ export interface components {
             type: string;
             /** @description The offending input value. */
             input?: unknown;
+            /** @description Extra context. A body that is not JSON (`type: json_invalid`): `error`, `position`, `line`, `column` and `excerpt`, as the partner API answers it (openapi.yaml ValidationErrorItem). */
             ctx?: Record<string, never>;
         };
         /** @description FastAPI-style request validation error. */
@@ -1199,7 +1225,10 @@ export interface components {
             expect: {
                 /** @enum {string} */
                 recovery: "unlocked" | "refused" | "no_history" | "no_match" | "not_needed" | "not_found" | "recording_now";
-                /** @description What the native template's recovery reports. */
+                /**
+                 * @description What will happen, in words: `recovery would end: ` followed by what the native template's recovery will report, e.g. `recovery would end: unlocked: reconnected as the current user and bound in the cloud`. Nothing has been tried yet.
+                 * @example recovery would end: unlocked: reconnected as the current user and bound in the cloud
+                 */
                 message: string;
             };
         };
@@ -1448,6 +1477,25 @@ export interface components {
              *     newest `--journal-size` entries were dropped, so `count` is a lower bound.
              */
             complete: boolean;
+        };
+        ProxyInfo: {
+            /** @description `--https`: the port also answers TLS and proxy requests. */
+            https: boolean;
+            /**
+             * @description Host names (no ports) the proxy serves as the simulator wherever a client sends
+             *     them: the live API hosts, the `--storage-host` and the `--tls-hosts` names. Empty
+             *     without `--https`. Loopback names are the simulator only on its own port and are
+             *     not listed.
+             */
+            intercepted_hosts: string[];
+            /** @description `--storage-host`: the host of S3-shaped presigned URLs, reached through the proxy. */
+            storage_host: string | null;
+            /** @description The local CA's certificate (PEM) the leaf chains to; null without `--https`. */
+            ca_certificate: string | null;
+            /** @description Path of the page that hands the certificate to devices over plain HTTP; null without `--https`. */
+            ca_page: string | null;
+            /** @description `--proxy-passthrough`: hosts not listed are tunnelled unchanged instead of refused. */
+            passthrough: boolean;
         };
         Health: {
             /** @enum {string} */
@@ -2638,7 +2686,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description What was arranged and how recovery ends. */
+            /** @description What was arranged and how recovery would end. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3422,6 +3470,46 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    getProxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proxy's settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "https": true,
+                     *       "intercepted_hosts": [
+                     *         "platform.plaud.ai",
+                     *         "platform-us.plaud.ai",
+                     *         "platform-jp.plaud.ai",
+                     *         "partner-sim.s3.us-east-1.amazonaws.com"
+                     *       ],
+                     *       "storage_host": "partner-sim.s3.us-east-1.amazonaws.com",
+                     *       "ca_certificate": "-----BEGIN CERTIFICATE-----\nMIID…\n-----END CERTIFICATE-----\n",
+                     *       "ca_page": "/ca",
+                     *       "passthrough": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProxyInfo"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];
         };

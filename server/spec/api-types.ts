@@ -499,7 +499,7 @@ export interface components {
             type: string;
             /** @description The offending input value. */
             input?: unknown;
-            /** @description Extra context (limits, expected values). */
+            /** @description Extra context (limits, expected values). A body that is not JSON (`type: json_invalid`, `loc: [body, <position>]`, `msg: JSON decode error`, as FastAPI answers) says where: `error` (the parser's words), `position` (0-based character offset), `line` and `column` (1-based) and `excerpt` (up to 24 characters either side of the position). */
             ctx?: Record<string, never>;
         };
         /** @description FastAPI-style request validation error. */

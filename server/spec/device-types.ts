@@ -318,6 +318,8 @@ export interface components {
                 msg: string;
                 type: string;
                 input?: unknown;
+                /** @description Extra context. A body that is not JSON (`type: json_invalid`): `error`, `position`, `line`, `column` and `excerpt` (openapi.yaml ValidationErrorItem). */
+                ctx?: Record<string, never>;
             }[];
         };
         /**

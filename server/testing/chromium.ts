@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { it } from 'vitest';
 
@@ -46,4 +47,18 @@ export async function openChromium(
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** A test page's entry bundled as one ES module for the browser (imports resolved, `alias` applied). */
+export async function bundlePage(entry: string, alias: Record<string, string> = {}): Promise<string> {
+  const out = await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    write: false,
+    logLevel: 'silent',
+    alias,
+  });
+  return out.outputFiles[0]!.text;
 }

@@ -25,7 +25,7 @@ export function spawnServe(entry: string, args: string[]): Promise<ServeChild> {
     void exited.then((code) => reject(new Error(`simulator exited (${code}) before listening: ${err}`)));
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (http:\/\/[^\s"]+)/.exec(out);
       if (m) resolve({ proc, url: m[1]!, exited });
     });
   });

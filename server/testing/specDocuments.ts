@@ -171,6 +171,7 @@ const ADMIN_OPS = [
   'countRequests',
   'clearRequests',
   'getHealth',
+  'getProxy',
   'getAdminSpec',
   'listRecorders',
   'getRecorder',

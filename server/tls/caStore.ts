@@ -1,14 +1,15 @@
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { CA_CERT_FILE } from './caFiles.js';
 import { createCa, type KeyPair } from './certificates.js';
 
 /**
  * The local certificate authority: created once, kept in a folder of its own (by default
- * `<data-dir>/ca`), its key readable by the owner only. It is never served: nothing in the
- * app reads this folder; the TLS listener only signs leaves with the key in memory.
+ * `<data-dir>/ca`), its key readable by the owner only. The key is never served: the app
+ * reads only the certificate (caFiles.ts, for the `/ca` page); the TLS listener signs leaves
+ * with the key in memory.
  */
-export const CA_CERT_FILE = 'partner-sim-ca.pem';
 const CA_KEY_FILE = 'partner-sim-ca.key';
 
 export interface LocalCa extends KeyPair {
@@ -25,10 +26,6 @@ export interface LocalCa extends KeyPair {
 export class CaError extends Error {
   override readonly name = 'CaError';
 }
-
-/** The folder the CA lives in: `--ca-dir`, else `ca` inside the data folder. */
-export const caDirOf = (cfg: { caDir?: string | undefined; dataDir: string }): string =>
-  cfg.caDir ?? join(cfg.dataDir, 'ca');
 
 async function checkPrivate(path: string): Promise<void> {
   if (process.platform === 'win32') return; // no POSIX modes: ACLs decide there

@@ -141,6 +141,29 @@ export function render(container, data, build, context = '') {
   container.replaceChildren(...[build(data)].flat());
 }
 
+/** A button's visible words and the rest of its name, read only by screen readers. */
+export const named = (visible, rest) => [visible, el('span', { class: 'sr-only' }, rest)];
+
+/**
+ * "Copy" beside a value shown once (a new app's credentials, a webhook secret): to the
+ * clipboard (the page is a secure context on loopback), else selected for Ctrl+C.
+ */
+export function copyButton(value, what, shown) {
+  const button = el('button', { type: 'button', class: 'copy' }, ...named('Copy', ` ${what}`));
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      button.firstChild.textContent = 'Copied';
+      setTimeout(() => {
+        button.firstChild.textContent = 'Copy';
+      }, 2000);
+    } catch {
+      getSelection().selectAllChildren(shown);
+    }
+  });
+  return button;
+}
+
 export function fillOptions(select, values) {
   for (const v of values) select.append(el('option', { value: v }, v));
 }

@@ -1,22 +1,26 @@
-import { act, admin, el, render, state } from './api.js';
+import { act, admin, copyButton, el, named, render, state } from './api.js';
 import { Pager } from './pager.js';
 
 // Apps: list, create (credentials shown once), delete, and choose the app in view.
 
 let pager;
 
-// The app's quirk switches in words (server/admin.openapi.yaml PartnerApp).
+// The app's quirk switches in words (server/admin.openapi.yaml PartnerApp): only those set
+// away from the defaults, which the paragraph under the table names once.
 const RESULTS = {
   both: 'Results: contract and live fields',
   spec: 'Results: contract fields only',
   live: 'Results: live fields only',
 };
-const quirks = (a) => [
-  a.result_shape ? RESULTS[a.result_shape] : 'Results: the simulator default (--result-shape)',
-  a.error_shape === 'live' ? 'Errors as {code, message}' : 'Errors as {detail, message}',
-  a.etag_quotes === 'strip' ? 'Part ETag without quotes' : 'Part ETag quoted, as S3',
-  a.strict_params ? 'Unknown params refused (422)' : 'Unknown params ignored, with a warning',
-];
+const quirks = (a) => {
+  const set = [
+    a.result_shape && RESULTS[a.result_shape],
+    a.error_shape === 'live' && 'Errors as {code, message}',
+    a.etag_quotes === 'strip' && 'Part ETag without quotes',
+    a.strict_params && 'Unknown params refused (422)',
+  ].filter(Boolean);
+  return set.length > 0 ? set : ['defaults'];
+};
 
 export async function refreshApps() {
   state.apps = await pager.fetch('/apps');
@@ -35,17 +39,11 @@ export async function refreshApps() {
           el(
             'td',
             {},
-            el(
-              'button',
-              { type: 'button', 'data-use': a.client_id },
-              'View',
-              el('span', { class: 'sr-only' }, ` ${a.client_id}`),
-            ),
+            el('button', { type: 'button', 'data-use': a.client_id }, ...named('View', ` ${a.client_id}`)),
             el(
               'button',
               { type: 'button', 'data-delete-app': a.client_id },
-              'Delete',
-              el('span', { class: 'sr-only' }, ` ${a.client_id}`),
+              ...named('Delete', ` ${a.client_id}`),
             ),
           ),
         ),
@@ -106,6 +104,10 @@ async function createApp(ev, refreshAll) {
   const app = await admin('/apps', { method: 'POST', json: body });
   ev.target.reset();
   // The credentials are shown this once; the tables never show secrets.
+  const field = (name) => {
+    const shown = el('code', {}, app[name]);
+    return [el('dt', {}, name), el('dd', {}, shown, ' ', copyButton(app[name], name, shown))];
+  };
   document
     .getElementById('app-created')
     .replaceChildren(
@@ -114,16 +116,7 @@ async function createApp(ev, refreshAll) {
         {},
         `Created ${app.client_id} (${app.region}). Copy its credentials now; they are not shown again.`,
       ),
-      el(
-        'dl',
-        { class: 'creds' },
-        el('dt', {}, 'client_id'),
-        el('dd', {}, el('code', {}, app.client_id)),
-        el('dt', {}, 'secret_key'),
-        el('dd', {}, el('code', {}, app.secret_key)),
-        el('dt', {}, 'api_key'),
-        el('dd', {}, el('code', {}, app.api_key)),
-      ),
+      el('dl', { class: 'creds' }, ...field('client_id'), ...field('secret_key'), ...field('api_key')),
     );
   refreshAll();
 }

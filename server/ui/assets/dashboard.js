@@ -4,6 +4,7 @@ import { refreshClock, setupClock } from './clock.js';
 import { refreshDevices, setupDevices } from './devices.js';
 import { refreshFaults, setupFaults } from './faults.js';
 import { refreshJournal, setupJournal } from './journal.js';
+import { setupNav } from './nav.js';
 import { refreshRecorders, setupRecorders } from './recorders.js';
 import { refreshTasks, refreshTranscripts, refreshUploads, setupTasks } from './tasks.js';
 import { refreshWebhooks, setupWebhooks } from './webhooks.js';
@@ -76,6 +77,7 @@ document.getElementById('token-form').addEventListener('submit', (ev) => {
 });
 
 window.addEventListener('unhandledrejection', (ev) => showError(ev.reason));
+setupNav();
 setupApps(refreshAll);
 setupClock(refreshAll);
 setupDevices(refreshAll);

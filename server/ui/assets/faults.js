@@ -1,4 +1,4 @@
-import { act, admin, config, el, fillOptions, render, scope, state } from './api.js';
+import { act, admin, config, el, fillOptions, named, render, scope, state } from './api.js';
 import { Pager } from './pager.js';
 
 let pager;
@@ -29,16 +29,7 @@ export async function refreshFaults() {
         el('td', {}, effect(f)),
         el('td', {}, f.match ? JSON.stringify(f.match) : 'every request'),
         el('td', {}, `${f.hits} / ${f.remaining ?? '∞'}`),
-        el(
-          'td',
-          {},
-          el(
-            'button',
-            { type: 'button', 'data-remove': f.id },
-            'Remove',
-            el('span', { class: 'sr-only' }, ` ${f.id}`),
-          ),
-        ),
+        el('td', {}, el('button', { type: 'button', 'data-remove': f.id }, ...named('Remove', ` ${f.id}`))),
       ),
     ),
   );

@@ -1,4 +1,4 @@
-import { el, render, state } from './api.js';
+import { el, named, render, state } from './api.js';
 import { Pager } from './pager.js';
 
 // The newest 50 requests (a page of the listing; older pages follow its cursor).
@@ -28,7 +28,7 @@ export async function refreshJournal(force = false) {
         el('td', {}, r.operation ?? '—'),
         el('td', { class: r.status >= 400 ? 'bad' : undefined }, String(r.status)),
         el('td', {}, r.client_id ?? '—'),
-        el('td', {}, el('button', { type: 'button', 'data-open': r.id }, `Open ${r.id}`)),
+        el('td', {}, el('button', { type: 'button', 'data-open': r.id }, ...named('Open', ` ${r.id}`))),
       ),
     ),
   );

@@ -58,7 +58,7 @@ export function setupRecorders(refreshAll) {
       method: 'POST',
       json: { case: b.dataset.case },
     });
-    say(`${r.case}: recovery ends "${r.expect.message}"`);
+    say(`${r.case}: ${r.expect.message}`);
     await refreshAll();
   });
   document.getElementById('recorder-actions').addEventListener('click', async (ev) => {

@@ -1,4 +1,4 @@
-import { admin, el, render, state } from './api.js';
+import { admin, copyButton, el, named, render, state } from './api.js';
 import { Pager } from './pager.js';
 
 // Webhooks of the app in view: endpoints (the secret shown once, when made), pause/resume,
@@ -21,13 +21,13 @@ function endpointRows(list) {
       el(
         'td',
         {},
-        el('button', { type: 'button', 'data-test': e.id }, `Send test event to ${e.id}`),
+        el('button', { type: 'button', 'data-test': e.id }, ...named('Send test', ` event to ${e.id}`)),
         el(
           'button',
           { type: 'button', 'data-toggle': e.id, 'data-enabled': String(e.enabled) },
-          `${e.enabled ? 'Pause' : 'Resume'} ${e.id}`,
+          ...named(e.enabled ? 'Pause' : 'Resume', ` ${e.id}`),
         ),
-        el('button', { type: 'button', 'data-remove-endpoint': e.id }, `Remove ${e.id}`),
+        el('button', { type: 'button', 'data-remove-endpoint': e.id }, ...named('Remove', ` ${e.id}`)),
       ),
     ),
   );
@@ -51,8 +51,8 @@ function deliveryRows(list) {
       el(
         'td',
         {},
-        el('button', { type: 'button', 'data-detail': d.id }, `Details of ${d.id}`),
-        el('button', { type: 'button', 'data-redeliver': d.id }, `Redeliver ${d.id}`),
+        el('button', { type: 'button', 'data-detail': d.id }, ...named('Details', ` of ${d.id}`)),
+        el('button', { type: 'button', 'data-redeliver': d.id }, ...named('Redeliver', ` ${d.id}`)),
       ),
     ),
   );
@@ -99,8 +99,15 @@ export function setupWebhooks(refreshAll) {
     if (events.length > 0) body.events = events;
     if (f.get('secret')) body.secret = f.get('secret');
     const made = await admin(`${base()}/webhooks`, { method: 'POST', json: body });
-    document.getElementById('endpoint-created').textContent =
-      `Endpoint ${made.id} created. Its secret, shown this once: ${made.secret}`;
+    const shown = el('code', {}, made.secret);
+    document
+      .getElementById('endpoint-created')
+      .replaceChildren(
+        `Endpoint ${made.id} created. Its secret, shown this once: `,
+        shown,
+        ' ',
+        copyButton(made.secret, 'secret', shown),
+      );
     form.reset();
     refreshAll();
   });
