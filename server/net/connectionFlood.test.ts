@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import net from 'node:net';
+import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http } from '../testing/http.js';
 import { startTestServer, type TestServer, tempDataDir } from '../testing/testServer.js';
@@ -88,5 +89,49 @@ describe('an idle-connection flood on an --https port', () => {
     const half = await quiet(HALF_HELLO);
     expect(await within(silent.gone, 5000)).toBe(true);
     expect(await within(half.gone, 5000)).toBe(true);
+  });
+
+  it('never evicts a TLS connection with a request in progress: past the cap a new one gets the 503', async () => {
+    const tmp = await tempDataDir();
+    const small = await startTestServer({ https: true, caDir: `${tmp.dir}/ca`, maxConnections: 2 });
+    try {
+      const at = {
+        port: Number(new URL(small.url).port),
+        host: '127.0.0.1',
+        ca: readFileSync(small.https!.caCertPath),
+      };
+      const secure = async () => {
+        const t = tls.connect(at);
+        t.on('error', () => {});
+        await new Promise((r) => t.once('secureConnect', r));
+        let got = '';
+        t.on('data', (d: Buffer) => {
+          got += d.toString('latin1');
+        });
+        return Object.assign(t, {
+          got: () => got,
+          gone: new Promise<void>((r) => t.once('close', () => r())),
+        });
+      };
+      const busy = [];
+      for (let i = 0; i < 2; i++) {
+        const t = await secure();
+        // Busy: a request whose body is still on its way.
+        t.write(
+          'POST /developer/api/oauth/partner/access-token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ngrant',
+        );
+        busy.push(t);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      const third = await secure();
+      third.write('GET /__admin/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      expect(await within(third.gone, 5000)).toBe(true);
+      expect(third.got()).toMatch(/^HTTP\/1\.1 503 /);
+      expect(busy.map((t) => t.destroyed)).toEqual([false, false]);
+      for (const t of busy) t.destroy();
+    } finally {
+      await small.stop();
+      await tmp.cleanup();
+    }
   });
 });
