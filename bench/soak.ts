@@ -4,12 +4,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fromRoot } from '../server/core/root.js';
+import { CA_CERT_FILE } from '../server/tls/caFiles.js';
 import { fmt, spawnSimulator } from './lib.js';
 import { procRss } from './simProcess.js';
+import { type FloodOptions, runFloods } from './soakFloods.js';
 import { type HostileResult, sendHostile } from './soakHostile.js';
 import { SOAK_APPS, type SoakApp, SoakTraffic } from './soakTraffic.js';
 
 const HELP = `Usage: npm run soak [-- --seconds 60] [-- --connections 200] [-- --warmup 10] [-- --settle 5] [-- --hostile 2000]
+       [-- --tls-flood 2600] [-- --flood-seconds 10] [-- --forged-apps 40] [-- --forged-requests 1100]
 
 Runs the built simulator (dist/) in a child process with a temporary --data-dir and drives it
 on 127.0.0.1 with mixed partner traffic (tokens, binding GET, presign + part PUT + complete,
@@ -19,8 +22,13 @@ stored state stays bounded and memory growth means a leak. Exits 1 unless there 
 and the simulator's RSS after the run (and <settle> idle seconds) is within 10 % of its RSS
 after the warm-up (and the same idle time). Then <hostile> unauthenticated 1 MB JSON requests
 of 85,000 keys each go to the user-token endpoint (each refused, each journaled): RSS after
-them must stay within 64 MiB of RSS before them (0 skips this part). SOAK_SECONDS in the
-environment sets --seconds.
+them must stay within 64 MiB of RSS before them (0 skips this part). Then a second simulator,
+with --https and default limits, takes two floods (issue 30): <tls-flood> sockets that send
+nothing or half a TLS ClientHello, replaced as soon as they are closed, held <flood-seconds>;
+and <forged-requests> wrong-key requests claiming each of <forged-apps> existing apps. During
+each at least 95 % of health checks (TLS and plain) must answer, and idle RSS after the
+forged flood must stay within 96 MiB of RSS before it (0 skips a flood). SOAK_SECONDS in the environment sets
+--seconds.
 `;
 
 /** Apps take turns: while one is driven, the other is reset once its flows are done. */
@@ -31,6 +39,8 @@ const GRACE_MS = 60_000;
 const HOSTILE_MS = 500;
 /** What the hostile requests may add to RSS (issue 20: "within 64 MiB of where it started"). */
 const HOSTILE_RSS_LIMIT = 64 * 2 ** 20;
+/** Planned time per forged request (small, refused at once): generous, it is a deadline. */
+const FORGED_MS = 20;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const mib = (b: number) => `${fmt(b / 2 ** 20)} MiB`;
@@ -41,6 +51,7 @@ interface SoakOptions {
   warmup: number;
   settle: number;
   hostile: number;
+  floods: FloodOptions;
 }
 
 async function soak(opts: SoakOptions) {
@@ -127,6 +138,32 @@ async function soak(opts: SoakOptions) {
   }
 }
 
+/** Issue 30's floods, on a simulator of their own with --https (soakFloods.ts). */
+async function floods(opts: SoakOptions): Promise<{ lines: string[]; ok: boolean }> {
+  const { floods: f } = opts;
+  if (f.tlsSockets === 0 && f.forgedApps === 0) return { lines: [], ok: true };
+  const gcHook = pathToFileURL(fromRoot('dist', 'bench', 'gcOnSignal.js')).href;
+  const dataDir = await mkdtemp(join(tmpdir(), 'partner-sim-floods-'));
+  const caDir = join(dataDir, 'ca');
+  const sim = await spawnSimulator(
+    ['--data-dir', dataDir, '--https', '--ca-dir', caDir],
+    ['--expose-gc', '--import', gcHook],
+  );
+  const pid = sim.child.pid!;
+  try {
+    return await runFloods({ url: sim.url, caCertPath: join(caDir, CA_CERT_FILE) }, f, async () => {
+      process.kill(pid, 'SIGUSR2');
+      await sleep(opts.settle * 1000);
+      process.kill(pid, 'SIGUSR2');
+      await sleep(200);
+      return procRss(pid);
+    });
+  } finally {
+    await sim.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -136,6 +173,10 @@ async function main(argv: string[]): Promise<number> {
       warmup: { type: 'string' },
       settle: { type: 'string', default: '5' },
       hostile: { type: 'string', default: '2000' },
+      'tls-flood': { type: 'string', default: '2600' },
+      'flood-seconds': { type: 'string', default: '10' },
+      'forged-apps': { type: 'string', default: '40' },
+      'forged-requests': { type: 'string', default: '1100' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -150,18 +191,29 @@ async function main(argv: string[]): Promise<number> {
     warmup: Number(values.warmup ?? Math.min(10, Math.max(1, seconds / 4))),
     settle: Number(values.settle),
     hostile: Number(values.hostile),
+    floods: {
+      tlsSockets: Number(values['tls-flood']),
+      tlsSeconds: Number(values['flood-seconds']),
+      forgedApps: Number(values['forged-apps']),
+      forgedPerApp: Number(values['forged-requests']),
+    },
   };
-  const { hostile: hostileCount, ...positive } = opts;
+  const { hostile: hostileCount, floods: f, ...positive } = opts;
+  const counts = [hostileCount, f.tlsSockets, f.forgedApps, f.forgedPerApp];
   if (
     Object.values(positive).some((n) => !Number.isFinite(n) || n <= 0) ||
     !Number.isInteger(opts.connections) ||
-    !(Number.isInteger(hostileCount) && hostileCount >= 0)
+    counts.some((n) => !(Number.isInteger(n) && n >= 0)) ||
+    !(f.tlsSeconds > 0)
   ) {
     process.stderr.write(`soak: every option must be a positive number\n\n${HELP}`);
     return 2;
   }
   const planned =
-    (opts.warmup + opts.seconds + 3 * opts.settle) * 1000 + opts.hostile * HOSTILE_MS + GRACE_MS;
+    (opts.warmup + opts.seconds + 7 * opts.settle + f.tlsSeconds) * 1000 +
+    opts.hostile * HOSTILE_MS +
+    f.forgedApps * f.forgedPerApp * FORGED_MS +
+    GRACE_MS;
   const deadline = setTimeout(() => {
     process.stderr.write(`soak: not finished after ${planned / 1000} s, giving up\n`);
     process.exit(1);
@@ -171,11 +223,12 @@ async function main(argv: string[]): Promise<number> {
     `soak: ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.seconds} s of mixed traffic\n`,
   );
   const r = await soak(opts);
+  const flooded = await floods(opts);
   const growth = r.rssEnd / r.rssWarm - 1;
   const h = r.hostile;
   const hostileGrowth = h ? h.rssAfter - r.rssEnd : 0;
   const hostileOk = !h || (h.unexpected === 0 && hostileGrowth <= HOSTILE_RSS_LIMIT);
-  const ok = r.stats.errors === 0 && growth <= 0.1 && hostileOk;
+  const ok = r.stats.errors === 0 && growth <= 0.1 && hostileOk && flooded.ok;
   const lines = [
     `requests: ${r.requests} in ${opts.seconds} s = ${fmt(r.rate)} requests/s (${r.stats.requests} with warm-up)`,
     `errors: ${r.stats.errors}${r.stats.samples.map((s) => `\n  - ${s}`).join('')}`,
@@ -186,6 +239,7 @@ async function main(argv: string[]): Promise<number> {
           `RSS before them: ${mib(r.rssEnd)}, after: ${mib(h.rssAfter)} (${hostileGrowth >= 0 ? '+' : ''}${mib(hostileGrowth)}, target <= +64 MiB)`,
         ]
       : []),
+    ...flooded.lines,
     `=> ${ok ? 'OK' : 'MISSED'}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -58,6 +58,9 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // No validators, so no conditional answers: without this, `If-None-Match: *` turned the
+  // served documents and the docs page into a 304 no operation declares.
+  Object.defineProperty(app.request, 'fresh', { configurable: true, get: () => false });
   // One path rule everywhere (docs/architecture.md "Paths"): case-sensitive, as the live
   // service is; set before the first `use`, which builds the app's router. Every Router
   // below says so too (a Router does not inherit the app's setting).

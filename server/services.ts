@@ -25,6 +25,7 @@ import type { JournalLog, Store } from './store/store.js';
 import { TranscriptionService } from './transcription/service.js';
 import { TaskEvents } from './transcription/taskEvents.js';
 import { TranscriptLibrary } from './transcription/transcripts.js';
+import { type ListeningAddress, WebhookEgress } from './webhooks/egress.js';
 import { Webhooks } from './webhooks/webhooks.js';
 
 /** What every service may be built from: injected, never global. */
@@ -40,6 +41,8 @@ export interface CoreDeps {
    * partner API and storage request (core/logger.ts `lineWriter`).
    */
   requestLine?: LineWriter | undefined;
+  /** Where the simulator listens (none until it does): webhooks never call these. */
+  listening?: (() => ListeningAddress[]) | undefined;
 }
 
 export interface Services {
@@ -117,7 +120,10 @@ export function createServices(deps: CoreDeps): Services {
       // Fault rules are created below; only consulted when a delivery is made.
       faultFor: (clientId, event) => faults.webhookFaultFor(clientId, event),
     },
-    { timeoutMs: config.webhookTimeoutMs },
+    {
+      timeoutMs: config.webhookTimeoutMs,
+      egress: new WebhookEgress(config.webhookEgress, () => deps.listening?.() ?? []),
+    },
   );
   const taskEvents: TaskEvents = new TaskEvents(
     store,
@@ -156,7 +162,10 @@ export function createServices(deps: CoreDeps): Services {
     random.fork('faults'),
     () => new Set(apiSpec().operations.keys()),
   );
-  const journal = store.journal(config.journalSize);
+  const journal = store.journal(config.journalSize, {
+    entries: config.journalUnverified,
+    bytes: config.journalUnverifiedBytes,
+  });
   const journalLifecycle: Lifecycle = {
     resetAll: async () => void (await journal.clear()),
     resetApp: async (clientId) => void (await journal.clear(clientId)),

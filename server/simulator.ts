@@ -10,7 +10,7 @@ import { Instance } from './domain/instance.js';
 import { answerClientError } from './http/clientError.js';
 import { guardedServer } from './http/connectionGuard.js';
 import type { HttpsListener } from './net/httpsListener.js';
-import { createServices, type Services, seedAll } from './services.js';
+import { type CoreDeps, createServices, type Services, seedAll } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 import { validatorsFor } from './spec/validators.js';
 import { StorageRecovery } from './storage/recovery.js';
@@ -38,7 +38,7 @@ interface Simulator {
  * Everything but listening: open the store, boot the instance record, build the clock, the
  * seeded random source and the services, load fixtures into an empty store, build the app.
  */
-async function createSimulator(config: Config): Promise<Simulator> {
+async function createSimulator(config: Config, listening: CoreDeps['listening']): Promise<Simulator> {
   const logger = createLogger(config.logLevel, process.stdout, process.env, config.logFormat);
   const requestLine = wantsPretty(process.stdout, process.env, config.logFormat)
     ? lineWriter(process.stdout)
@@ -53,7 +53,7 @@ async function createSimulator(config: Config): Promise<Simulator> {
   instance.follow(clock);
   // The generation makes ids of a restarted instance differ from those it already handed out.
   const random = new Random(config.seed === undefined ? undefined : `${config.seed}#${instance.generation}`);
-  const deps = { config, clock, random, store, logger, instance, requestLine };
+  const deps = { config, clock, random, store, logger, instance, requestLine, listening };
   const services = createServices(deps);
   if (store.shared) {
     // Other instances may be serving: only what was left unfinished an hour ago is garbage.
@@ -162,7 +162,10 @@ export async function serveSimulator(config: Config): Promise<RunningSimulator> 
   let sim: Simulator;
   let secure: HttpsListener | undefined;
   try {
-    sim = await createSimulator(config);
+    sim = await createSimulator(config, () => {
+      const at = server.address();
+      return at !== null && typeof at === 'object' ? [at] : [];
+    });
     logger = sim.services.deps.logger;
     // --https: one port for plain HTTP, TLS and the proxy (loaded only then: node-forge and
     // all), on the same guarded server, so its caps and timeouts hold for decrypted

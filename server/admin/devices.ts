@@ -4,7 +4,8 @@ import { idPageReply, pageQueryOf } from './paging.js';
 
 /** Control API over the device registry: arrange any binding state, inspect it, forget it. */
 export const deviceAdminHandlers = {
-  listDevices: async (ctx) => idPageReply(ctx, await ctx.services.devices.page(pageQueryOf(ctx.query))),
+  listDevices: async (ctx) =>
+    idPageReply(ctx, await ctx.services.devices.page(pageQueryOf(ctx.query, { field: 'owner.client_id' }))),
 
   getDevice: async ({ params, services }) => ({ status: 200, body: await services.devices.get(params.sn) }),
 

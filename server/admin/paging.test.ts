@@ -167,4 +167,20 @@ describe('every control API listing', () => {
       expect((await http('GET', `${sim.admin}${pathOf(op.path)}?limit=2`)).status).toBe(200);
     expect(scans).toBe(0);
   });
+
+  it.each(
+    listings.filter((op) => !op.path.includes('{client_id}')).map((op) => [op.id, op.path] as const),
+  )('%s filters by client_id, or refuses it with a 422 naming it: never a 500', async (id, path) => {
+    const r = await http('GET', `${sim.admin}${path}?client_id=page-app-2&limit=5`);
+    if (id === 'listRecorders' || id === 'listTranscripts') {
+      expect(r.status).toBe(422);
+      expect(r.body.detail[0].loc).toEqual(['query', 'client_id']);
+      return;
+    }
+    expect(r.status).toBe(200);
+    if (id === 'listApps')
+      expect(r.body.map((a: { client_id: string }) => a.client_id)).toEqual(['page-app-2']);
+    // None of the fixture devices is bound through page-app-2.
+    if (id === 'listDevices') expect(r.body).toEqual([]);
+  });
 });

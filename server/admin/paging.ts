@@ -48,13 +48,26 @@ export function limitOf(limit: number | undefined): number {
 
 /**
  * The store page an id-ordered listing call asks for: after its cursor, `limit` long, and
- * only one app's records when it names `client_id` (through the store's index).
+ * only one app's records when it names `client_id`, through the store's index on `appField`.
+ * A listing of records that belong to no app (`appField` a reason instead) refuses the filter
+ * with a 422 saying why, rather than ignoring it.
  */
-export function pageQueryOf(query: { cursor?: string; limit?: number; client_id?: string }): PageQuery {
+export function pageQueryOf(
+  query: { cursor?: string; limit?: number; client_id?: string },
+  appField: { field: string } | { noApp: string } = { field: 'client_id' },
+): PageQuery {
+  const app = query.client_id;
+  if (app !== undefined && 'noApp' in appField)
+    throw SimError.invalidField(
+      ['query', 'client_id'],
+      `Not a filter of this listing: ${appField.noApp}`,
+      'value_error',
+      app,
+    );
   return {
     after: afterId(query.cursor),
     limit: limitOf(query.limit),
-    only: query.client_id === undefined ? undefined : { field: 'client_id', value: query.client_id },
+    only: app === undefined || 'noApp' in appField ? undefined : { field: appField.field, value: app },
   };
 }
 

@@ -12,7 +12,16 @@ const recorderDeps = (s: Services) => ({
 
 /** Control API over the device side of recorders: arrange a case, recordings, record presses. */
 export const recorderAdminHandlers = {
-  listRecorders: async (ctx) => idPageReply(ctx, await ctx.services.recorders.page(pageQueryOf(ctx.query))),
+  listRecorders: async (ctx) =>
+    idPageReply(
+      ctx,
+      await ctx.services.recorders.page(
+        pageQueryOf(ctx.query, {
+          noApp:
+            'recorders are the device side and belong to no app (GET /__admin/devices?client_id= lists the devices bound through an app)',
+        }),
+      ),
+    ),
 
   getRecorder: async ({ params, services }) => ({
     status: 200,

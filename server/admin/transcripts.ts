@@ -4,7 +4,12 @@ import { idPageReply, pageQueryOf } from './paging.js';
 /** Control API: transcripts attached to audio by MD5 (rules in transcription/transcripts.ts). */
 export const transcriptAdminHandlers = {
   listTranscripts: async (ctx) =>
-    idPageReply(ctx, await ctx.services.transcripts.page(pageQueryOf(ctx.query))),
+    idPageReply(
+      ctx,
+      await ctx.services.transcripts.page(
+        pageQueryOf(ctx.query, { noApp: 'attached transcripts are matched by audio MD5 for every app' }),
+      ),
+    ),
 
   putTranscript: async ({ body, params, services }) => ({
     status: 200,

@@ -20,6 +20,9 @@ function outcome(res: Response): { status: number; error?: string } {
   return { status: 0, error: 'connection closed before a response was sent' };
 }
 
+/** A recording's own fields, as a rough count of bytes. */
+const RECORDING_OVERHEAD = 512;
+
 /** What every recording of one recorder shares. */
 interface RecorderContext {
   services: Services;
@@ -128,6 +131,16 @@ class Recording implements DeferredEntry {
 
   get rawPath(): string {
     return this.originalUrl;
+  }
+
+  /**
+   * About what this entry keeps until built: its texts, and the object itself. Summaries count
+   * twice: strings of a parsed body may keep the body's text alive (V8 slices them from it).
+   */
+  get retainedBytes(): number {
+    let n = RECORDING_OVERHEAD + this.originalUrl.length;
+    for (const k in this.headers) n += k.length + String(this.headers[k]).length;
+    return n + 2 * ((JSON.stringify(this.body)?.length ?? 0) + (JSON.stringify(this.answer)?.length ?? 0));
   }
 
   private line(id: string): void {

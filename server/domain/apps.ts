@@ -59,7 +59,10 @@ export class AppRegistry {
 
   /** One page of the apps in `client_id` order (the control API's listing). */
   page(q: PageQuery): Promise<Page<PartnerApp>> {
-    return recordPage(this.apps, (a) => a.client_id, q);
+    if (q.only === undefined) return recordPage(this.apps, (a) => a.client_id, q);
+    // One app by its id: no index needed (the id is the key).
+    const app = this.apps.peek(q.only.value);
+    return Promise.resolve({ items: app && (q.after === undefined || app.client_id > q.after) ? [app] : [] });
   }
 
   async create(input: NewApp): Promise<PartnerApp> {

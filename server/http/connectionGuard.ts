@@ -6,6 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { STORAGE_PREFIX } from './apiPrefixes.js';
 import { s3ErrorXml } from './errorHandler.js';
 
@@ -26,22 +27,54 @@ const REFUSED_GRACE_MS = 2000;
 const REQUEST_TIMEOUT_MS = 300_000;
 
 /**
+ * What a listener that accepts sockets itself (server/net, `--https`) tells the guard, so the
+ * cap counts every accepted socket, not only those that reached HTTP: a flood of sockets that
+ * never finish a TLS handshake or never send a byte is idle, and churns like any other.
+ */
+export interface ConnectionGate {
+  /** A socket just accepted, nothing known yet of what it speaks: counted, idle. */
+  accepted(socket: Socket): void;
+  /** From now on `socket`'s connection is served as `inner` (decrypted TLS). */
+  servedAs(inner: Socket, socket: Socket): void;
+  /** How long a socket may stay silent, or in a TLS handshake, before it is closed. */
+  firstByteMs: number;
+}
+
+/**
+ * Kept on the server under a registry symbol, not in a module's map: the built CLI is one
+ * bundle, while `--https` loads server/net from its own files with their own copy of this
+ * module, and both must find the same gate.
+ */
+const GATE = Symbol.for('partner-sim.connectionGate');
+
+/** The guard of a server made by `guardedServer`; undefined for another server. */
+export const connectionGate = (server: Server): ConnectionGate | undefined =>
+  (server as Server & { [GATE]?: ConnectionGate })[GATE];
+
+/** A silent connection is closed after this at most (sooner with a shorter --headers-timeout). */
+const FIRST_BYTE_MS = 10_000;
+
+/**
  * An HTTP server for `app` that a flood cannot take down (issue 20): at most
  * `maxConnections` connections; when full, the oldest connection with no request in progress
- * (an idle keep-alive one, or one that never sent a request) is closed to make room, and only
- * when every one is busy is a new connection refused: its request gets a 503 with
- * `Connection: close`. Headers must arrive within `headersTimeoutMs`, and a body must not
- * stall longer than `bodyTimeoutMs` (the connection is cut; a part being uploaded is not
- * stored). So a flood of idle connections churns itself, and new clients get in.
+ * (an idle keep-alive one, one that never sent a request, or one still in its TLS handshake)
+ * is closed to make room, and only when every one is busy is a new connection refused: its
+ * request gets a 503 with `Connection: close`. Headers must arrive within `headersTimeoutMs`,
+ * and a body must not stall longer than `bodyTimeoutMs` (the connection is cut; a part being
+ * uploaded is not stored). So a flood of idle connections churns itself, and new clients get in.
  */
 export function guardedServer(
   app: RequestListener,
   limits: ConnectionLimits,
   onRefused: (open: number) => void = () => {},
 ): Server {
+  /** Accepted sockets, oldest first; a request's socket is found here through `rawOf`. */
   const open = new Set<Socket>();
+  const rawOf = new WeakMap<Duplex, Socket>();
+  const innerOf = new WeakMap<Socket, Duplex>();
   const active = new Map<Socket, IncomingMessage>();
   const refused = new WeakSet<Socket>();
+  const raw = (s: Duplex): Socket => rawOf.get(s) ?? (s as Socket);
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -50,10 +83,11 @@ export function guardedServer(
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
     },
     (req, res) => {
-      if (refused.has(req.socket)) return refuse(req, res, limits.maxConnections);
-      active.set(req.socket, req);
+      const socket = raw(req.socket);
+      if (refused.has(socket)) return refuse(req, res, limits.maxConnections);
+      active.set(socket, req);
       const done = () => {
-        if (active.get(req.socket) === req) active.delete(req.socket);
+        if (active.get(socket) === req) active.delete(socket);
       };
       res.once('finish', done);
       res.once('close', done);
@@ -62,8 +96,14 @@ export function guardedServer(
     },
   );
   server.maxConnections = limits.maxConnections + REFUSED_SLOTS;
-  server.on('connection', (socket: Socket) => {
-    if (open.size >= limits.maxConnections && !evictIdle(open, active)) {
+  // Node answers an `Expect` other than 100-continue with a 417 no operation declares; an
+  // expectation the server does not know may be ignored (RFC 9110 §10.1.1), so it is.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    server.emit('request', req, res),
+  );
+  const admit = (socket: Socket) => {
+    if (open.has(socket) || refused.has(socket)) return;
+    if (open.size >= limits.maxConnections && !evictIdle(open, active, innerOf)) {
       refused.add(socket);
       socket.setTimeout(REFUSED_GRACE_MS);
       onRefused(open.size);
@@ -74,12 +114,24 @@ export function guardedServer(
       open.delete(socket);
       active.delete(socket);
     });
+  };
+  Object.defineProperty(server, GATE, {
+    value: {
+      accepted: admit,
+      servedAs(inner, socket) {
+        rawOf.set(inner, socket);
+        innerOf.set(socket, inner);
+        if (refused.has(socket)) inner.setTimeout(REFUSED_GRACE_MS);
+      },
+      firstByteMs: Math.min(FIRST_BYTE_MS, limits.headersTimeoutMs),
+    } satisfies ConnectionGate,
   });
+  server.on('connection', (socket: Socket) => admit(raw(socket)));
   // Any socket timeout: a body that stalled, a refused connection that sent nothing, or an
   // idle keep-alive connection (Node's keepAliveTimeout runs on the socket timer too). A
   // listener here stops Node from closing the socket itself, so each case is decided here.
   server.on('timeout', (socket: Socket) => {
-    const req = active.get(socket);
+    const req = active.get(raw(socket));
     if (req?.complete) socket.setTimeout(0);
     else socket.destroy();
   });
@@ -87,10 +139,15 @@ export function guardedServer(
 }
 
 /** Close the oldest connection with no request in progress; false when every one is busy. */
-function evictIdle(open: Set<Socket>, active: Map<Socket, IncomingMessage>): boolean {
+function evictIdle(
+  open: Set<Socket>,
+  active: Map<Socket, IncomingMessage>,
+  innerOf: WeakMap<Socket, Duplex>,
+): boolean {
   for (const s of open) {
     if (active.has(s)) continue;
     open.delete(s);
+    innerOf.get(s)?.destroy();
     s.destroy();
     return true;
   }

@@ -1,6 +1,8 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createSecureContext, createServer as createTlsServer, type TLSSocket } from 'node:tls';
+import { connectionGate } from '../http/connectionGuard.js';
 import { isCaPath } from '../tls/caFiles.js';
 import type { KeyPair } from '../tls/certificates.js';
 import { hostName, InterceptTable, type Route } from './interceptTable.js';
@@ -116,6 +118,12 @@ function connectTarget(raw: string): { host: string; port: number } | undefined 
 /** Turn `server` (not yet listening, built on `routeRequests`) into the TLS/proxy listener. */
 export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): void {
   const { table } = opts;
+  // The cap counts sockets from their acceptance: one in its handshake, or silent, is idle.
+  const gate = connectionGate(server);
+  const firstByteMs = gate?.firstByteMs ?? (server.headersTimeout || 60_000);
+  /** Accepted sockets handed to TLS, by peer: what a decrypted connection is carried by. */
+  const inHandshake = new Map<string, Socket>();
+  const peer = (s: Socket) => `${s.remoteAddress}|${s.remotePort}`;
   const plain = server.listeners('connection') as ((socket: Duplex) => void)[];
   server.removeAllListeners('connection');
   const serveHttp = (socket: Duplex) => {
@@ -130,9 +138,13 @@ export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): 
     // than later in the client with a hostname mismatch nobody can trace.
     SNICallback: (name, cb) =>
       table.covers(name) ? cb(null, context) : cb(new Error(`no certificate for ${name}`)),
-    handshakeTimeout: 10_000,
+    handshakeTimeout: firstByteMs,
   });
-  tls.on('secureConnection', serveHttp);
+  tls.on('secureConnection', (secure: TLSSocket) => {
+    const carrier = inHandshake.get(peer(secure));
+    if (carrier) gate?.servedAs(secure, carrier);
+    serveHttp(secure);
+  });
   tls.on('tlsClientError', (err, socket) => {
     opts.log('TLS handshake failed', { err: err.message });
     socket.destroy();
@@ -149,12 +161,13 @@ export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): 
 
   /** Tell TLS from plain HTTP by the first byte, then hand the socket on, that byte unread. */
   const sniff = (socket: Duplex) => {
+    gate?.accepted(socket as Socket);
     open.add(socket);
     socket.once('close', () => open.delete(socket));
     socket.on('error', () => socket.destroy());
     // A connection that never says anything is closed as the HTTP server closes one that
     // never completes its headers.
-    const silent = setTimeout(() => socket.destroy(), server.headersTimeout || 60_000);
+    const silent = setTimeout(() => socket.destroy(), firstByteMs);
     silent.unref();
     socket.once('close', () => clearTimeout(silent));
     socket.once('data', (chunk: Buffer) => {
@@ -162,8 +175,12 @@ export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): 
       socket.pause();
       socket.unshift(chunk);
       // TLS reads what is buffered itself; the HTTP server needs the stream flowing again.
-      if (chunk[0] === 0x16) tls.emit('connection', socket);
-      else {
+      if (chunk[0] === 0x16) {
+        const key = peer(socket as Socket);
+        inHandshake.set(key, socket as Socket);
+        socket.once('close', () => inHandshake.delete(key));
+        tls.emit('connection', socket);
+      } else {
         serveHttp(socket);
         socket.resume();
       }

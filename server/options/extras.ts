@@ -1,4 +1,5 @@
 import { parseDuration } from '../core/duration.js';
+import { type EgressRule, parseEgress } from '../webhooks/egress.js';
 import { httpUrl, option } from './kit.js';
 
 /** Speech engines and external audio, connection limits, webhook deliveries, test switches. */
@@ -68,7 +69,7 @@ export const extraOptions = [
     kind: 'string',
     default: 20_000,
     env: 'PARTNER_SIM_HEADERS_TIMEOUT',
-    help: "time a connection has to send a request's headers: a duration such as '20s' or ms",
+    help: "time a connection has to send a request's headers: a duration such as '20s' or ms; with --https one that sends nothing or does not finish its TLS handshake is closed after 10 s at most",
     parse: parseDuration,
   }),
   option({
@@ -92,6 +93,15 @@ export const extraOptions = [
       if (ms < 100 || ms > 600_000) throw new Error('from 100 ms to 10 minutes');
       return ms;
     },
+  }),
+  option({
+    flag: 'webhook-egress',
+    key: 'webhookEgress',
+    kind: 'string',
+    default: 'local-and-public' as EgressRule,
+    env: 'PARTNER_SIM_WEBHOOK_EGRESS',
+    help: "where webhook deliveries may go: 'local-and-public' (default: loopback and LAN receivers too), 'public' (public addresses only) or a comma list of host names; the simulator's own address and link-local (metadata) addresses never",
+    parse: parseEgress,
   }),
   option({
     flag: 'validate-responses',

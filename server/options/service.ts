@@ -151,4 +151,20 @@ export const serviceOptions = [
     env: 'PARTNER_SIM_JOURNAL_SIZE',
     help: 'request journal entries kept per app (one ring each, plus one for no app)',
   }),
+  option({
+    flag: 'journal-unverified',
+    key: 'journalUnverified',
+    kind: 'int',
+    default: 5000,
+    env: 'PARTNER_SIM_JOURNAL_UNVERIFIED',
+    help: "journal entries of requests that only claimed an app's id (a wrong key), kept over all apps together; the oldest go first",
+  }),
+  option({
+    flag: 'journal-unverified-bytes',
+    key: 'journalUnverifiedBytes',
+    kind: 'int',
+    default: 16 * 1024 * 1024,
+    env: 'PARTNER_SIM_JOURNAL_UNVERIFIED_BYTES',
+    help: 'bytes those unverified entries keep in memory together, at most',
+  }),
 ] as const;

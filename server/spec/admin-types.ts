@@ -36,7 +36,7 @@ export interface paths {
         };
         /**
          * List partner apps
-         * @description Every partner app known to the simulator (fixtures and apps created at run time), with credentials and quirk switches, in `client_id` order, a page at a time.
+         * @description Every partner app known to the simulator (fixtures and apps created at run time), with credentials and quirk switches, in `client_id` order, a page at a time. With `client_id`: that app only (an empty list when there is none).
          */
         get: operations["listApps"];
         put?: never;
@@ -274,7 +274,7 @@ export interface paths {
         };
         /**
          * List known devices
-         * @description Every device serial number the simulator knows (fixtures, signed or put through this API), in serial order, a page at a time.
+         * @description Every device serial number the simulator knows (fixtures, signed or put through this API), in serial order, a page at a time. With `client_id`: the devices whose binding belongs to that app (`owner.client_id`).
          */
         get: operations["listDevices"];
         put?: never;
@@ -358,7 +358,7 @@ export interface paths {
         };
         /**
          * List the device side of every virtual recorder
-         * @description The local side (radio, pairing, recordings, battery, firmware) of every recorder that has one, in serial order, a page at a time. Recorders are one world shared by every app and both regions, like devices; a full reset forgets them all, a per-app reset none.
+         * @description The local side (radio, pairing, recordings, battery, firmware) of every recorder that has one, in serial order, a page at a time. Recorders are one world shared by every app and both regions, like devices; a full reset forgets them all, a per-app reset none. So a `client_id` query parameter is refused with 422 (`query.client_id`) rather than ignored.
          */
         get: operations["listRecorders"];
         put?: never;
@@ -600,7 +600,8 @@ export interface paths {
          * List the transcripts attached to audio
          * @description Every attached transcript, from fixture sidecars (`<audio file>.transcript.json`) and
          *     from `putTranscript`, ordered by MD5. Attachments are global, not per app: they belong
-         *     to the audio bytes, which speak the same words whoever uploads them.
+         *     to the audio bytes, which speak the same words whoever uploads them. So a `client_id`
+         *     query parameter is refused with 422 (`query.client_id`) rather than ignored.
          */
         get: operations["listTranscripts"];
         put?: never;
@@ -1814,6 +1815,8 @@ export interface operations {
     listApps: {
         parameters: {
             query?: {
+                /** @description Only records of this partner app. */
+                client_id?: components["parameters"]["ClientIdQuery"];
                 /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
                 limit?: components["parameters"]["Limit"];
                 /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
@@ -2316,6 +2319,8 @@ export interface operations {
     listDevices: {
         parameters: {
             query?: {
+                /** @description Only records of this partner app. */
+                client_id?: components["parameters"]["ClientIdQuery"];
                 /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
                 limit?: components["parameters"]["Limit"];
                 /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */

@@ -825,6 +825,30 @@ export interface components {
         };
     };
     responses: {
+        /** @description The path differs from the operation's only by its trailing slash (`POST …/transcriptions` without it, `GET …/transcriptions/{id}/` with one): `307 Temporary Redirect` to the operation's spelling, as a FastAPI backend answers (method and body kept by clients that follow it; whether the live service does is not known). A partner-sim body and `X-Sim-Warning` name the path to use. One of the transport answers of the operations on these paths. */
+        TrailingSlashRedirect: {
+            headers: {
+                /** @description The same request's URL (query kept), spelled as the operation's path. */
+                Location: string;
+                "X-Sim-Warning": components["headers"]["SimWarning"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "TRAILING_SLASH_REDIRECT",
+                 *       "message": "POST /developer/api/open/partner/ai/transcriptions/ is the path (with the trailing slash); this 307 redirects there",
+                 *       "location": "http://127.0.0.1:4010/developer/api/open/partner/ai/transcriptions/"
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    detail: "TRAILING_SLASH_REDIRECT";
+                    message: string;
+                    location: string;
+                };
+            };
+        };
         /** @description The path exists but does not answer this method (`METHOD_NOT_ALLOWED`); `Allow` names the methods it answers. Every path of this document answers any method it does not list so, and the storage host the same as S3 XML (`MethodNotAllowed`). Declared on the operations a request can reach with an empty path parameter, which lands on a path of other methods (e.g. `…/{id}` becomes `…/`). */
         MethodNotAllowed: {
             headers: {
@@ -2079,6 +2103,7 @@ export interface operations {
                     "application/json": components["schemas"]["TranscriptionTask"];
                 };
             };
+            307: components["responses"]["TrailingSlashRedirect"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["UnauthorizedApiKey"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2110,6 +2135,7 @@ export interface operations {
                     "application/json": components["schemas"]["TranscriptionTask"];
                 };
             };
+            307: components["responses"]["TrailingSlashRedirect"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["UnauthorizedApiKey"];
             /** @description No task with this id for this client, or one whose retention ended (7 days after it finished) (`TRANSCRIPTION_NOT_FOUND`). */

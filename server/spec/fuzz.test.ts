@@ -136,6 +136,9 @@ describe('transport errors are declared on every operation', () => {
   it.each(operations(adminSpec()))('%s (admin.openapi.yaml)', async (_id, op) => {
     expect(await transport(adminSpec(), op, admin)).toEqual([]);
   });
+  it.each(operations(deviceSpec()))('%s (device.openapi.yaml)', async (_id, op) => {
+    expect(await transport(deviceSpec(), op, api)).toEqual([]);
+  });
 });
 
 describe('fuzzing the partner API (openapi.yaml)', () => {

@@ -1,3 +1,4 @@
+import { slashRedirectTarget } from '../routes/transcriptionSlash.js';
 import type { OperationInfo, SpecIndex } from './openapi.js';
 
 /**
@@ -10,18 +11,28 @@ import type { OperationInfo, SpecIndex } from './openapi.js';
  * - 413 `PayloadTooLarge`: a body over the limit, on operations that read a JSON body;
  * - 422 `ValidationFailed`: a malformed `X-Sim-Fault` header (every partner API and storage
  *   operation reads it) or a query parameter given twice (every operation with a query);
+ * - 307 `TrailingSlashRedirect`: the partner API's transcription paths spelled with the
+ *   other trailing slash (routes/transcriptionSlash.ts), on the operations of those paths;
  * - 431 `HeadersTooLarge`: headers over Node's limit;
  * - 5XX `ServerError`: a failure of the simulator (or one injected on the partner API).
  *
  * Storage host operations answer S3 XML: the `Storage…` variants. A new operation that lacks
  * one fails server/spec/transportResponses.test.ts, which names the missing reference.
  */
+/** Whether the path's other trailing-slash spelling is redirected to it (routes/transcriptionSlash.ts). */
+function hasSlashRedirect(path: string): boolean {
+  const sample = path.replace(/\{[^}]+\}/g, 'x');
+  return slashRedirectTarget(sample.endsWith('/') ? sample.slice(0, -1) : `${sample}/`) === sample;
+}
+
 export function transportResponses(spec: SpecIndex, op: OperationInfo): Record<string, string> {
   const admin = spec.name === 'admin.openapi.yaml';
   const pre = op.storage ? 'Storage' : '';
   const jsonBody = !op.storage && op.operation.requestBody !== undefined;
   const readsQuery = op.parameters.some((p) => p.in === 'query');
+  const slashRedirect = spec.name === 'openapi.yaml' && hasSlashRedirect(op.path);
   return {
+    ...(slashRedirect ? { '307': 'TrailingSlashRedirect' } : {}),
     '400': `${pre}BadRequest`,
     ...(jsonBody ? { '413': 'PayloadTooLarge' } : {}),
     ...(!admin || readsQuery ? { '422': `${pre}ValidationFailed` } : {}),

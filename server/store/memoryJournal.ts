@@ -6,8 +6,12 @@ import {
   type JournalLog,
   type JournalQuery,
   pathMatches,
+  type UnverifiedBound,
   unverifiedRing,
 } from './store.js';
+
+/** The defaults of `--journal-unverified` and `--journal-unverified-bytes`. */
+const DEFAULT_UNVERIFIED_BOUND: UnverifiedBound = { entries: 5000, bytes: 16 * 1024 * 1024 };
 
 interface Slot {
   id: string;
@@ -15,6 +19,10 @@ interface Slot {
   entry: JournalEntry | DeferredEntry;
   timeMs: number;
   seq: number;
+  /** Unverified entries only: their ring, size, and whether they already went. */
+  ring?: string;
+  bytes?: number;
+  gone?: boolean;
 }
 
 const built = (slot: Slot): JournalEntry => {
@@ -28,6 +36,12 @@ const built = (slot: Slot): JournalEntry => {
 /** The ring of requests that belong to no app (no credentials, an unknown client id). */
 const NO_APP = '';
 
+const isUnverifiedRing = (key: string): boolean => key.startsWith(unverifiedRing(''));
+
+/** About what an entry keeps in memory until it is dropped. */
+const sizeOf = (entry: Omit<JournalEntry, 'id'> | DeferredEntry): number =>
+  'build' in entry ? entry.retainedBytes : Buffer.byteLength(JSON.stringify(entry));
+
 /**
  * The request journal of the embedded stores: the last `capacity` requests of EACH partner
  * app, and of requests that belong to no app, already redacted by whoever records them. One
@@ -40,8 +54,21 @@ const NO_APP = '';
 export class Journal implements JournalLog {
   private readonly rings = new Map<string, Ring<Slot>>();
   private seq = 0;
+  /** Unverified entries over every app, oldest first (some already gone from their rings). */
+  private unverifiedOrder: Slot[] = [];
+  private orderHead = 0;
+  private unverifiedKept = 0;
+  private unverifiedBytes = 0;
 
-  constructor(readonly capacity: number) {}
+  constructor(
+    readonly capacity: number,
+    /**
+     * What requests that only claimed an app's id keep together, over every app (`--journal-unverified`,
+     * `--journal-unverified-bytes`): anyone can make such claims, for any number of apps, so
+     * one ring per app alone would let them grow memory with the number of apps.
+     */
+    private readonly unverifiedBound: UnverifiedBound = DEFAULT_UNVERIFIED_BOUND,
+  ) {}
 
   /** Record an entry in `app`'s ring (undefined: the no-app ring); returns its id at once. */
   add(entry: Omit<JournalEntry, 'id'> | DeferredEntry, timeMs: number, app?: string): string {
@@ -54,8 +81,54 @@ export class Journal implements JournalLog {
       ring = new Ring<Slot>(this.capacity);
       this.rings.set(key, ring);
     }
-    ring.push({ id, entry: 'build' in entry ? entry : { id, ...entry }, timeMs, seq });
+    const slot: Slot = { id, entry: 'build' in entry ? entry : { id, ...entry }, timeMs, seq };
+    const overwritten = ring.push(slot);
+    if (isUnverifiedRing(key)) {
+      if (overwritten) this.forget(overwritten);
+      slot.ring = key;
+      slot.bytes = sizeOf(entry);
+      this.unverifiedKept++;
+      this.unverifiedBytes += slot.bytes;
+      this.unverifiedOrder.push(slot);
+      this.trimUnverified();
+    }
     return id;
+  }
+
+  /** Drop the oldest unverified entries, whatever their app, until all of them fit the bound. */
+  private trimUnverified(): void {
+    const { entries, bytes } = this.unverifiedBound;
+    while (
+      (this.unverifiedKept > entries || this.unverifiedBytes > bytes) &&
+      this.orderHead < this.unverifiedOrder.length
+    ) {
+      const oldest = this.unverifiedOrder[this.orderHead++]!;
+      if (oldest.gone) continue;
+      // Each ring is oldest first too, so the oldest of all is the oldest of its ring.
+      const ring = this.rings.get(oldest.ring!);
+      ring?.shift();
+      if (ring?.length === 0) this.rings.delete(oldest.ring!);
+      this.forget(oldest);
+    }
+    // Entries that left their ring otherwise (overwritten, cleared) linger in the order until
+    // passed: compact once they are most of it, so the order stays within twice what is kept.
+    const waiting = this.unverifiedOrder.length - this.orderHead;
+    if (this.orderHead > 1024 || waiting > 2 * this.unverifiedKept + 1024) {
+      this.unverifiedOrder = this.unverifiedOrder.slice(this.orderHead).filter((s) => !s.gone);
+      this.orderHead = 0;
+    }
+  }
+
+  private forget(slot: Slot): void {
+    if (slot.gone || slot.bytes === undefined) return;
+    slot.gone = true;
+    this.unverifiedKept--;
+    this.unverifiedBytes -= slot.bytes;
+  }
+
+  /** What unverified entries keep now, over every app. */
+  get unverified(): { entries: number; bytes: number } {
+    return { entries: this.unverifiedKept, bytes: this.unverifiedBytes };
   }
 
   /**
@@ -114,11 +187,16 @@ export class Journal implements JournalLog {
     if (clientId === undefined) {
       const n = this.length;
       this.rings.clear();
+      this.unverifiedOrder = [];
+      this.orderHead = this.unverifiedKept = this.unverifiedBytes = 0;
       return n;
     }
     let own = 0;
     for (const key of [clientId, unverifiedRing(clientId)]) {
-      own += this.rings.get(key)?.length ?? 0;
+      const ring = this.rings.get(key);
+      if (!ring) continue;
+      own += ring.length;
+      if (isUnverifiedRing(key)) for (const slot of ring.newestFirst()) this.forget(slot);
       this.rings.delete(key);
     }
     const strays = this.rings.get(NO_APP)?.removeWhere((s) => s.entry.client_id === clientId) ?? 0;

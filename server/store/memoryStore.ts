@@ -1,7 +1,7 @@
 import { type CollectionSpec, collectionSpec } from './collections.js';
 import { MemoryCollection } from './memoryCollection.js';
 import { Journal } from './memoryJournal.js';
-import { assertCollectionName, type JournalLog, type Store } from './store.js';
+import { assertCollectionName, type JournalLog, type Store, type UnverifiedBound } from './store.js';
 
 /** `--in-memory`: every collection a MemoryCollection, the journal in memory rings. */
 export class MemoryStore implements Store {
@@ -42,8 +42,8 @@ export class MemoryStore implements Store {
     return new MemoryCollection(name, spec);
   }
 
-  journal(capacity: number): JournalLog {
-    return new Journal(capacity);
+  journal(capacity: number, unverified?: UnverifiedBound): JournalLog {
+    return new Journal(capacity, unverified);
   }
 
   sync(): undefined {

@@ -94,6 +94,12 @@ export function pathMatches(recorded: string, wanted: string): boolean {
  */
 export const unverifiedRing = (clientId: string): string => `unverified/${clientId}`;
 
+/** What all unverified journal entries keep together, over every app. */
+export interface UnverifiedBound {
+  entries: number;
+  bytes: number;
+}
+
 /**
  * An entry recorded cheaply: the facts the filters need, and how to build (and redact) the
  * rest. Building costs more than serving a simple request and most entries are never read,
@@ -104,6 +110,8 @@ export interface DeferredEntry
   extends Pick<JournalEntry, 'operation' | 'status' | 'client_id' | 'unverified' | 'method'> {
   /** The request's path as received (query string included), for the `path` filter. */
   readonly rawPath: string;
+  /** About how many bytes it keeps until built (it is bounded: control/entryBounds.ts). */
+  readonly retainedBytes: number;
   build(): Omit<JournalEntry, 'id'>;
 }
 
@@ -142,8 +150,12 @@ export interface Store {
   readonly shared: boolean;
   collection<T>(name: string): Collection<T>;
   mirrored<T>(name: string): MirroredCollection<T>;
-  /** The request journal kept with this store (memory rings for the embedded stores). */
-  journal(capacity: number): JournalLog;
+  /**
+   * The request journal kept with this store (memory rings for the embedded stores, which
+   * also hold every unverified entry together within `unverified`; a shared store keeps its
+   * journal in the database).
+   */
+  journal(capacity: number, unverified?: UnverifiedBound): JournalLog;
   /**
    * Bring every mirror up to date with writes other instances committed before this call.
    * Single-process stores return undefined, so the request path has nothing to wait for.

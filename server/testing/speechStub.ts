@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
  * /v1/audio/diarization` (`{task, duration, num_speakers, segments[{id, speaker, label, start,
  * end}]}`). `mode` makes it misbehave; `calls` records what it was sent.
  */
-type StubMode = 'ok' | 'error' | 'hang' | 'huge' | 'not-json';
+/** `redirect`: a 307 to `/elsewhere` on the same stub (where a client that follows it re-sends the audio). */
+type StubMode = 'ok' | 'error' | 'hang' | 'huge' | 'not-json' | 'redirect';
 
 interface StubCall {
   path: string;
@@ -75,6 +76,8 @@ export async function startSpeechStub(): Promise<SpeechStub> {
     if (!ok) return send(400, JSON.stringify({ error: { message: 'file is required' } }));
     if (stub.mode === 'error') return send(500, JSON.stringify({ error: { message: 'model not loaded' } }));
     if (stub.mode === 'not-json') return send(200, '<html>oops</html>');
+    if (stub.mode === 'redirect' && req.url !== '/elsewhere')
+      return void res.writeHead(307, { location: `${stub.url}/elsewhere` }).end();
     if (stub.mode === 'huge') return send(200, JSON.stringify({ text: 'x'.repeat(9 * 1024 * 1024) }));
     if (req.url === '/v1/audio/diarization')
       return send(

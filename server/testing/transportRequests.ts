@@ -6,7 +6,8 @@ import type { FuzzContext, FuzzRequest } from './fuzzTypes.js';
  * Requests broken below the operation's own rules, sent to every operation of both documents
  * whatever the fuzz seed: the transport answers (400 for a malformed header, chunk size, gzip
  * body or percent-encoding; 413; 431; 422 for a malformed `X-Sim-Fault` or a repeated query
- * parameter) must be declared on each operation like any other answer. Each carries every
+ * parameter; 307 for the transcription paths' other trailing slash), and headers that must
+ * not lead to undeclared ones (`Expect`, `If-None-Match`), must be declared on each operation like any other answer. Each carries every
  * valid credential, so that it reaches the layer it aims at instead of stopping at a 401.
  */
 export function transportExamples(ctx: FuzzContext, op: OperationInfo): FuzzRequest[] {
@@ -49,7 +50,15 @@ export function transportExamples(ctx: FuzzContext, op: OperationInfo): FuzzRequ
       }),
       req('malformed X-Sim-Fault', { headers: { 'x-sim-fault': 'status=abc' } }),
       req('X-Sim-Fault without status', { headers: { 'x-sim-fault': 'retry_after=2' } }),
+      req('Expect other than 100-continue', { headers: { expect: 'something-else' } }),
+      req('If-None-Match: *', { headers: { 'if-none-match': '*' } }),
+      req('If-None-Match of some ETag', { headers: { 'if-none-match': 'W/"1-abc"' } }),
     );
+    // On the storage host the other spelling is another S3 key, not this operation.
+    if (!op.storage)
+      out.push(
+        req('the other trailing slash', { path: path.endsWith('/') ? path.slice(0, -1) : `${path}/` }),
+      );
     const pathParams = op.parameters.filter((p) => p.in === 'path').length;
     for (let i = 0; i < pathParams; i++) {
       let n = 0;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 export interface Received {
   headers: IncomingMessage['headers'];
@@ -12,6 +13,8 @@ export interface Received {
 export type Behaviour =
   | { status: number; body?: string; headers?: Record<string, string> }
   | { hang: true }
+  /** 200 and the first bytes of its body, then nothing more. */
+  | { stallBody: true }
   | { reset: true }
   | { hugeMb: number };
 
@@ -33,6 +36,12 @@ export async function startReceiver(initial: Behaviour = { status: 200 }) {
       const b = behaviour;
       if ('hang' in b) {
         open.add(res);
+        return;
+      }
+      if ('stallBody' in b) {
+        open.add(res);
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+        res.write('ok');
         return;
       }
       if ('reset' in b) {
@@ -84,5 +93,20 @@ export async function startReceiver(initial: Behaviour = { status: 200 }) {
         server.closeAllConnections();
         server.close(() => r());
       }),
+  };
+}
+
+/** `receiver()` starts one; each is closed after the test that started it. */
+export function useReceivers(): (
+  ...args: Parameters<typeof startReceiver>
+) => ReturnType<typeof startReceiver> {
+  const started: Array<Awaited<ReturnType<typeof startReceiver>>> = [];
+  afterEach(async () => {
+    for (const r of started.splice(0)) await r.close();
+  });
+  return async (...args) => {
+    const r = await startReceiver(...args);
+    started.push(r);
+    return r;
   };
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Config, testConfig } from '../config.js';
+import { isPrivateAddress } from '../core/addressGuard.js';
 import { SimClock } from '../core/clock.js';
 import { Random } from '../core/random.js';
 import type { PartnerApp } from '../domain/apps.js';
@@ -18,7 +19,6 @@ import {
   readAudio,
 } from '../testing/audioFixtures.js';
 import { type SpeechStub, STUB_SEGMENTS, startSpeechStub } from '../testing/speechStub.js';
-import { isPrivateAddress } from './externalAudio.js';
 import type { SpecResult, TaskRecord, TranscriptionParams } from './model.js';
 import { TranscriptionService } from './service.js';
 
@@ -207,6 +207,10 @@ describe('a speech engine (--transcriber)', () => {
     ['not-json', /^Transcription failed: the speech engine answered something other than JSON\.$/],
     ['huge', /^Transcription failed: the speech engine's answer is larger than \d+ bytes\.$/],
     ['hang', /^Transcription failed: the speech engine did not answer within 1 s\.$/],
+    [
+      'redirect',
+      /^Transcription failed: the speech engine answered a redirect \(HTTP 307 to http:\/\/127\.0\.0\.1:\d+\/elsewhere\), not followed with the audio\.$/,
+    ],
   ] as const)('ends in FAILURE with a clear message when the engine %s', async (mode, message) => {
     stub.mode = mode;
     const { svc, submit, settled, advance } = await setup({ transcriberTimeoutMs: 800 });
@@ -215,6 +219,8 @@ describe('a speech engine (--transcriber)', () => {
     const done = await settled(id);
     expect(done).toMatchObject({ status: 'FAILURE', data: {} });
     expect(done.message).toMatch(message);
+    // A redirect is never followed: the audio went nowhere else.
+    expect(stub.calls.filter((c) => c.path === '/elsewhere')).toEqual([]);
     // Not kept: the next task of that audio asks again.
     stub.mode = 'ok';
     const again = await submit('1'.repeat(32));

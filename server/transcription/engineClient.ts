@@ -129,8 +129,16 @@ async function postAudio(
   let text: string;
   let status: number;
   try {
-    const res = await fetch(url, { method: 'POST', body: form, signal });
+    // Never followed: the audio would be sent again to wherever the answer points.
+    const res = await fetch(url, { method: 'POST', body: form, signal, redirect: 'manual' });
     status = res.status;
+    if (status >= 300 && status < 400) {
+      await res.body?.cancel().catch(() => {});
+      const to = (res.headers.get('location') ?? '').slice(0, 200);
+      throw new EngineError(
+        `the speech engine answered a redirect (HTTP ${status}${to ? ` to ${to}` : ''}), not followed with the audio`,
+      );
+    }
     text = await boundedText(res, MAX_ENGINE_RESPONSE);
   } catch (e) {
     if (e instanceof EngineError) throw e;

@@ -1,13 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import {
+  type AddressCheck,
+  AddressRefused,
+  checkHost,
+  guardedLookup,
+  isPrivateAddress,
+} from '../core/addressGuard.js';
 
 /**
  * Fetching a `file_url` outside the simulator's storage (`--fetch-external-audio`, off by
@@ -37,60 +42,11 @@ export interface FetchOptions {
   timeoutMs?: number;
 }
 
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv6');
-
-/** Loopback, private, link-local, shared, multicast or unspecified (IPv4-mapped IPv6 as IPv4). */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
-  const family = isIP(address);
-  if (family === 0) return true;
-  return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
-
-/** A `lookup` for http.request: resolve, refuse private addresses, hand over the checked one. */
-function checkedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 4);
-      const list = addresses as LookupAddress[];
-      const bad = list.find((a) => !allowPrivate && isPrivateAddress(a.address));
-      if (bad || list.length === 0)
-        return callback(
-          new FetchError(
-            `${hostname} resolves to ${bad?.address ?? 'nothing'}, a private address (not fetched)`,
-          ),
-          '',
-          4,
-        );
-      const first = list[0]!;
-      if ((options as { all?: boolean }).all)
-        return (callback as (e: null, a: LookupAddress[]) => void)(null, list);
-      callback(null, first.address, first.family);
-    });
-  };
-}
+/** The fetcher's rule: no private, loopback or link-local address unless allowed. */
+const fetchCheck =
+  (allowPrivate: boolean): AddressCheck =>
+  (address) =>
+    !allowPrivate && isPrivateAddress(address) ? 'a private address (not fetched)' : undefined;
 
 function fileTypeOf(url: URL): string {
   return (
@@ -105,38 +61,38 @@ function fileTypeOf(url: URL): string {
 /** One GET; a redirect answers its Location, anything else is streamed to `dest`. */
 function getOnce(url: URL, opts: Required<FetchOptions>, dest: string, deadline: AbortSignal) {
   return new Promise<{ location?: string; md5?: string; size?: number }>((resolve, reject) => {
-    if (
-      !opts.allowPrivate &&
-      isIP(url.hostname.replace(/^\[|\]$/g, '')) &&
-      isPrivateAddress(url.hostname.replace(/^\[|\]$/g, ''))
-    )
-      return reject(new FetchError(`${url.hostname} is a private address (not fetched)`));
+    const refused = checkHost(url.hostname, fetchCheck(opts.allowPrivate));
+    if (refused !== undefined) return reject(new FetchError(refused));
     const mod = url.protocol === 'https:' ? https : http;
-    const req = mod.get(url, { lookup: checkedLookup(opts.allowPrivate), signal: deadline }, (res) => {
-      const status = res.statusCode ?? 0;
-      if (status >= 300 && status < 400 && res.headers.location) {
-        res.resume();
-        return resolve({ location: res.headers.location });
-      }
-      if (status !== 200) {
-        res.resume();
-        return reject(new FetchError(`the server answered HTTP ${status}`));
-      }
-      const declared = Number(res.headers['content-length']);
-      if (declared > opts.maxBytes) {
-        res.destroy();
-        return reject(new FetchError(`the file is larger than ${opts.maxBytes} bytes`));
-      }
-      const hash = createHash('md5');
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > opts.maxBytes)
-          res.destroy(new FetchError(`the file is larger than ${opts.maxBytes} bytes`));
-        else hash.update(chunk);
-      });
-      pipeline(res, createWriteStream(dest)).then(() => resolve({ md5: hash.digest('hex'), size }), reject);
-    });
+    const req = mod.get(
+      url,
+      { lookup: guardedLookup(fetchCheck(opts.allowPrivate)), signal: deadline },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400 && res.headers.location) {
+          res.resume();
+          return resolve({ location: res.headers.location });
+        }
+        if (status !== 200) {
+          res.resume();
+          return reject(new FetchError(`the server answered HTTP ${status}`));
+        }
+        const declared = Number(res.headers['content-length']);
+        if (declared > opts.maxBytes) {
+          res.destroy();
+          return reject(new FetchError(`the file is larger than ${opts.maxBytes} bytes`));
+        }
+        const hash = createHash('md5');
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > opts.maxBytes)
+            res.destroy(new FetchError(`the file is larger than ${opts.maxBytes} bytes`));
+          else hash.update(chunk);
+        });
+        pipeline(res, createWriteStream(dest)).then(() => resolve({ md5: hash.digest('hex'), size }), reject);
+      },
+    );
     req.on('error', reject);
   });
 }
@@ -159,6 +115,7 @@ export async function fetchAudio(rawUrl: string, options: FetchOptions): Promise
     } catch (e) {
       await rm(path, { force: true });
       if (e instanceof FetchError) throw e;
+      if (e instanceof AddressRefused) throw new FetchError(e.message);
       if (deadline.aborted) throw new FetchError(`no answer within ${Math.round(opts.timeoutMs / 1000)} s`);
       const cause = (e as Error).cause as Error | undefined;
       throw new FetchError((cause ?? (e as Error)).message);

@@ -1,5 +1,6 @@
 import { toIso } from '../core/clock.js';
 import type { Deliveries } from './deliveries.js';
+import type { WebhookEgress } from './egress.js';
 import type { DeliveryRecord, EndpointRecord, OutboxItem, WebhookAttempt } from './model.js';
 import { MAX_ATTEMPTS, RETRY_LADDER_MS } from './model.js';
 import { postOnce, type SendResult } from './sender.js';
@@ -14,6 +15,8 @@ export interface DispatchOptions {
   /** This instance, named in its claims. */
   instanceId: string;
   userAgent: string;
+  /** Checked again at each attempt, after resolving: DNS may have changed since registration. */
+  egress?: WebhookEgress | undefined;
 }
 
 export interface DispatchDeps {
@@ -122,7 +125,12 @@ export class Dispatcher {
     const { headers, fault } = this.headersFor(rec, ep);
     const result = await this.send(ep.url, headers, rec.request_body);
     if (result === undefined) return; // stopped mid-attempt: the lease runs out, the attempt is made again
-    const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
+    // The whole answer within the deadline (docs/webhooks.md): a 2xx whose body stalls is a failure.
+    const ok =
+      result.status !== undefined &&
+      result.status >= 200 &&
+      result.status < 300 &&
+      result.error === undefined;
     const attempt: WebhookAttempt = {
       attempt: claimed.attempt,
       at: toIso(at),
@@ -206,7 +214,9 @@ export class Dispatcher {
     const abort = new AbortController();
     this.aborts.add(abort);
     try {
-      const result = await postOnce(url, headers, body, this.opts.timeoutMs, abort.signal);
+      const guard = this.opts.egress?.forDelivery(url);
+      if (guard && 'refused' in guard) return { error: `refused: ${guard.refused}`, durationMs: 0 };
+      const result = await postOnce(url, headers, body, this.opts.timeoutMs, abort.signal, guard?.lookup);
       return abort.signal.aborted ? undefined : result;
     } finally {
       this.aborts.delete(abort);

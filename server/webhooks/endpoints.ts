@@ -3,6 +3,7 @@ import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
 import { cutPage } from '../store/recordPage.js';
 import type { MirroredCollection, Store } from '../store/store.js';
+import type { WebhookEgress } from './egress.js';
 import type {
   CreatedWebhookEndpoint,
   EndpointRecord,
@@ -41,12 +42,13 @@ export class WebhookEndpoints {
     store: Store,
     private readonly random: Random,
     private readonly now: (clientId: string) => number,
+    private readonly egress?: WebhookEgress,
   ) {
     this.col = store.mirrored<EndpointRecord>('webhookEndpoints');
   }
 
   async create(clientId: string, input: NewWebhookEndpoint): Promise<CreatedWebhookEndpoint> {
-    checkUrl(input.url);
+    await this.checkUrl(input.url);
     if (this.of(clientId).length >= MAX_ENDPOINTS_PER_APP)
       throw SimError.conflict('TOO_MANY_ENDPOINTS', `App ${clientId} has ${MAX_ENDPOINTS_PER_APP} endpoints`);
     const rec: EndpointRecord = {
@@ -92,7 +94,7 @@ export class WebhookEndpoints {
   }
 
   async change(clientId: string, id: string, change: WebhookEndpointChange): Promise<WebhookEndpoint> {
-    if (change.url !== undefined) checkUrl(change.url);
+    if (change.url !== undefined) await this.checkUrl(change.url);
     this.get(clientId, id);
     const next = await this.col.update(id, (cur) => {
       if (!cur || cur.client_id !== clientId) throw notFound(clientId, id);
@@ -123,6 +125,14 @@ export class WebhookEndpoints {
 
   async removeApp(clientId: string): Promise<void> {
     await this.col.deleteBy('client_id', clientId);
+  }
+
+  /** A URL deliveries may go to, or a 422 naming why not (checked again at each delivery). */
+  private async checkUrl(url: string): Promise<void> {
+    checkUrl(url);
+    const refused = await this.egress?.refusal(url);
+    if (refused !== undefined)
+      throw SimError.invalidField(['body', 'url'], `Not a webhook receiver: ${refused}`, 'value_error', url);
   }
 
   private of(clientId: string): EndpointRecord[] {

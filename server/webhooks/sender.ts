@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 
 /** At most this much of an answer is read; the rest is cut off with the connection. */
 const MAX_READ_BYTES = 64 * 1024;
@@ -25,6 +26,8 @@ export function postOnce(
   body: string,
   timeoutMs: number,
   signal?: AbortSignal,
+  /** Resolves the receiver's name, refusing addresses deliveries may not reach. */
+  lookup?: LookupFunction,
 ): Promise<SendResult> {
   const started = performance.now();
   return new Promise<SendResult>((resolve) => {
@@ -50,6 +53,7 @@ export function postOnce(
     const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
       method: 'POST',
       agent: false,
+      ...(lookup ? { lookup } : {}),
       headers: { ...headers, 'content-length': String(payload.length), connection: 'close' },
     });
     const timer = setTimeout(
@@ -74,7 +78,13 @@ export function postOnce(
       res.on('error', (e) => finish(`answer cut: ${(e as NodeJS.ErrnoException).code ?? e.message}`));
       res.on('aborted', () => finish('answer cut: connection reset'));
     });
-    req.on('error', (e) => finish((e as NodeJS.ErrnoException).code ?? e.message));
+    req.on('error', (e) =>
+      finish(
+        e.name === 'AddressRefused'
+          ? `refused: ${e.message}`
+          : ((e as NodeJS.ErrnoException).code ?? e.message),
+      ),
+    );
     signal?.addEventListener('abort', () => finish('stopped'), { once: true });
     req.end(payload);
   });

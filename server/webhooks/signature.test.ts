@@ -19,6 +19,17 @@ describe('verifyWebhook', () => {
     });
   });
 
+  it('never passes with an empty or missing secret, not even a delivery forged with the empty key', () => {
+    for (const scheme of ['current', 'legacy'] as const) {
+      const forged = signatureHeaders(scheme, '', body, ts);
+      for (const secret of ['', '  ', undefined, null as unknown as string])
+        expect(verifyWebhook({ secret, body, headers: forged, scheme, nowMs: now }), String(secret)).toEqual({
+          ok: false,
+          reason: 'no_secret',
+        });
+    }
+  });
+
   it('names what is wrong', () => {
     const cur = signatureHeaders('current', 's3cret-key', body, ts);
     const v = (over: Partial<Parameters<typeof verifyWebhook>[0]>) =>

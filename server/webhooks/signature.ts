@@ -34,8 +34,11 @@ export function signatureHeaders(
 }
 
 export interface VerifyWebhookInput {
-  /** The endpoint's secret, as shown when it was registered. */
-  secret: string;
+  /**
+   * The endpoint's secret, as shown when it was registered. Missing or empty (an unset or
+   * blank variable) is never a pass: the answer is `{ok: false, reason: 'no_secret'}`.
+   */
+  secret: string | undefined;
   /** The raw request body, exactly as received (parse JSON only after verifying). */
   body: string | Buffer;
   /** The request headers (any case; Node's `req.headers` or a fetch `Headers` object). */
@@ -52,7 +55,7 @@ export type VerifyWebhookResult =
   | { ok: true }
   | {
       ok: false;
-      reason: 'missing_signature' | 'bad_signature' | 'missing_timestamp' | 'stale_timestamp';
+      reason: 'no_secret' | 'missing_signature' | 'bad_signature' | 'missing_timestamp' | 'stale_timestamp';
     };
 
 function header(h: VerifyWebhookInput['headers'], name: string): string | undefined {
@@ -76,16 +79,19 @@ function sameHex(a: string, b: string): boolean {
  * compare) and, for `current`, that `plaud-timestamp` lies within `toleranceS` of now.
  */
 export function verifyWebhook(input: VerifyWebhookInput): VerifyWebhookResult {
+  // An empty key signs whatever anyone sends: a receiver without its secret accepts nothing.
+  const { secret } = input;
+  if (typeof secret !== 'string' || secret.trim() === '') return { ok: false, reason: 'no_secret' };
   const given = header(input.headers, SIGNATURE_HEADER)?.trim();
   if (!given) return { ok: false, reason: 'missing_signature' };
   const body = typeof input.body === 'string' ? Buffer.from(input.body, 'utf8') : input.body;
   if ((input.scheme ?? 'current') === 'legacy')
-    return sameHex(given.toLowerCase(), hmacHex(input.secret, body))
+    return sameHex(given.toLowerCase(), hmacHex(secret, body))
       ? { ok: true }
       : { ok: false, reason: 'bad_signature' };
   const ts = header(input.headers, TIMESTAMP_HEADER)?.trim();
   if (!ts || !/^\d{1,12}$/.test(ts)) return { ok: false, reason: 'missing_timestamp' };
-  const expected = `sha256=${createHmac('sha256', input.secret).update(`${ts}.`).update(body).digest('hex')}`;
+  const expected = `sha256=${createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex')}`;
   if (!sameHex(given.toLowerCase(), expected)) return { ok: false, reason: 'bad_signature' };
   const skewS = Math.abs((input.nowMs ?? Date.now()) / 1000 - Number(ts));
   return skewS <= (input.toleranceS ?? DEFAULT_TOLERANCE_S)

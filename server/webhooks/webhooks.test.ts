@@ -1,31 +1,23 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../index.js';
 import { http } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 import { keys } from '../testing/transcriptionKit.js';
-import { startReceiver } from '../testing/webhookReceiver.js';
+import { useReceivers } from '../testing/webhookReceiver.js';
 import { RETRY_LADDER_MS } from './model.js';
 
 // Webhooks end to end: a real receiver on loopback, the app's clock frozen and moved by the
 // control API, signatures checked with the package's exported helper.
 
 let s: TestServer;
-const receivers: Array<Awaited<ReturnType<typeof startReceiver>>> = [];
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 
 beforeAll(async () => {
   s = await startTestServer({ transcriptionDelay: 20_000, webhookTimeoutMs: 500 });
 });
 afterAll(() => s.stop());
-afterEach(async () => {
-  for (const r of receivers.splice(0)) await r.close();
-});
 
-async function receiver(...args: Parameters<typeof startReceiver>) {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-}
+const receiver = useReceivers();
 
 let n = 0;
 /** A new app, its clock frozen at T0. */

@@ -6,6 +6,7 @@ import type { Random } from '../core/random.js';
 import type { Store } from '../store/store.js';
 import { Deliveries, type PickedFault, publicDelivery } from './deliveries.js';
 import { Dispatcher } from './dispatcher.js';
+import type { WebhookEgress } from './egress.js';
 import { WebhookEndpoints } from './endpoints.js';
 import type { WebhookDelivery, WebhookEvent } from './model.js';
 
@@ -16,6 +17,8 @@ export interface WebhookOptions {
   maxInFlight?: number;
   realNow?: () => number;
   userAgent?: string;
+  /** Where deliveries may go (`--webhook-egress`); default: anywhere. */
+  egress?: WebhookEgress;
 }
 
 export interface WebhookDeps {
@@ -52,7 +55,7 @@ export class Webhooks implements Lifecycle {
   ) {
     const now = (clientId: string) => deps.clockOf(clientId).now();
     const realNow = opts.realNow ?? Date.now;
-    this.endpoints = new WebhookEndpoints(deps.store, deps.random.fork('endpoints'), now);
+    this.endpoints = new WebhookEndpoints(deps.store, deps.random.fork('endpoints'), now, opts.egress);
     this.deliveries = new Deliveries({
       store: deps.store,
       random: deps.random.fork('deliveries'),
@@ -73,6 +76,7 @@ export class Webhooks implements Lifecycle {
         realNow,
         instanceId: deps.random.fork('instance').hex(8),
         userAgent: opts.userAgent ?? 'partner-sim-webhooks',
+        egress: opts.egress,
       },
     );
   }
