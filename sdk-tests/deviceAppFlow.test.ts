@@ -81,12 +81,8 @@ describe('a React Native app on the RN double', () => {
     });
     expect(arranged.status, arranged.text).toBe(200);
     const errors: unknown[] = [];
-    configurePlaudSdkDouble({
-      simulatorUrl: sim.url,
-      platform: 'android',
-      sdkBaseUrl: 'customDomain',
-      onError: (e) => errors.push(e),
-    });
+    // Defaults only: the official module repoints the SDK's key fetch to customDomain.
+    configurePlaudSdkDouble({ simulatorUrl: sim.url, platform: 'android', onError: (e) => errors.push(e) });
     const { seen, stop } = listen();
 
     await PlaudSdk.initSDK({
@@ -163,7 +159,7 @@ describe('a React Native app on the RN double', () => {
     expect(errors).toEqual([]);
   });
 
-  it("Android's SDK fetches its keys from JP by default: a US user's handshake fails", async () => {
+  it("sdkBaseUrl 'jp' plays the native SDK's own default: a US user's handshake fails", async () => {
     const sn = '8810FLOW00000002';
     const client = new PartnerClient({ api: sim.api, app: DEMO_US, userId: 'rn-jp-default' });
     expect(
@@ -173,6 +169,7 @@ describe('a React Native app on the RN double', () => {
       simulatorUrl: sim.url,
       platform: 'android',
       timing: 'instant',
+      sdkBaseUrl: 'jp',
       onError: () => {},
     });
     const { seen, stop } = listen();
@@ -206,7 +203,6 @@ describe('a React Native app on the RN double', () => {
     configurePlaudSdkDouble({
       simulatorUrl: sim.url,
       platform: 'android',
-      sdkBaseUrl: 'customDomain',
       pollMs: 20,
       onError: () => {},
     });

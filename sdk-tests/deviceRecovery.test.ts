@@ -73,7 +73,6 @@ describe.each(BRIDGES)('recovery through the $name double on $platform', ({ name
       simulatorUrl: sim.url,
       platform,
       timing: 'instant',
-      sdkBaseUrl: 'customDomain',
       onError: (e: unknown) => errors.push(e),
     });
     await sdk.initSDK({ userAccessToken: await client.userToken(), customDomain: 'platform-us.plaud.ai' });

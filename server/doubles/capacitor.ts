@@ -54,7 +54,7 @@ export class PlaudSdkWeb implements BridgeMethods {
   constructor(options: DoubleOptions = {}) {
     const android = (options.platform ?? 'ios') === 'android';
     // Capacitor's Android build bridges the SDK's diagnostics too; iOS never fires them.
-    this.core = new BridgeCore(coreOptions(options, 'capacitor'), (name, data) => {
+    this.core = new BridgeCore(coreOptions(options), (name, data) => {
       if (android || SHARED_EVENTS.includes(name)) this.notifyListeners(name, data);
     });
     this.fetcher = options.fetch ?? ((...a) => globalThis.fetch(...a));

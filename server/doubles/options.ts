@@ -14,10 +14,10 @@ export interface DoubleOptions {
    */
   timing?: Timing;
   /**
-   * Android: where the SDK's own key fetch (gen-key) goes. `jp` is the SDK's default (a US
-   * token then fails every handshake, as on a phone); `customDomain` is what an app that
-   * repoints the SDK's partner client gets. Default: `jp` for React Native (the official
-   * module does not repoint), `customDomain` for Capacitor (the official plugin does).
+   * Android: where the SDK's own key fetch (gen-key) goes. Default `customDomain`: both
+   * official bridges repoint the SDK's partner client there in `initSDK` (the React Native
+   * module since 2026-08-14). `jp` plays the native SDK's own default, or an older wrapper
+   * without that call: a US token then fails every handshake, as on such a phone.
    * iOS always follows customDomain.
    */
   sdkBaseUrl?: 'jp' | 'customDomain';
@@ -31,13 +31,13 @@ export interface DoubleOptions {
 
 const DEFAULT_SIMULATOR_URL = 'http://127.0.0.1:4010';
 
-export function coreOptions(o: DoubleOptions, bridge: 'react-native' | 'capacitor'): CoreOptions {
+export function coreOptions(o: DoubleOptions): CoreOptions {
   const timing = o.timing ?? 'hardware';
   return {
     platform: o.platform ?? 'ios',
     simulatorUrl: o.simulatorUrl ?? DEFAULT_SIMULATOR_URL,
     timing,
-    sdkBaseUrl: o.sdkBaseUrl ?? (bridge === 'capacitor' ? 'customDomain' : 'jp'),
+    sdkBaseUrl: o.sdkBaseUrl ?? 'customDomain',
     pollMs: o.pollMs ?? (timing === 'instant' ? 20 : 100),
     fetch: o.fetch ?? ((...a) => globalThis.fetch(...a)),
     onError: o.onError ?? ((e) => console.error('partner-sim device double:', e)),

@@ -41,7 +41,7 @@ export class PlaudSdkDouble implements BridgeMethods {
   configure(options: DoubleOptions): void {
     this.core?.dispose();
     // The module declares only the twelve shared events; Android's diagnostics stay unbridged.
-    this.core = new BridgeCore(coreOptions(options, 'react-native'), (name, data) => {
+    this.core = new BridgeCore(coreOptions(options), (name, data) => {
       if (SHARED_EVENTS.includes(name)) for (const l of [...(this.listeners.get(name) ?? [])]) l(data);
     });
   }
