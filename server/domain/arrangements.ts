@@ -5,7 +5,7 @@ import type { components } from '../spec/admin-types.js';
 import { checkType, normalizeSerial } from './deviceModel.js';
 import type { DeviceRegistry } from './devices.js';
 import type { PhoneService } from './phones.js';
-import { freeSessionId, type RecorderRecord, randomMac } from './recorderModel.js';
+import { freeSessionId, nextRadio, type RecorderRecord } from './recorderModel.js';
 import type { RecorderRegistry } from './recorders.js';
 
 type Admin = components['schemas'];
@@ -43,7 +43,11 @@ export async function arrange(
 ): Promise<Admin['Arrangement']> {
   const sn = normalizeSerial(rawSn);
   const type = checkType(sn, undefined, ['path', 'type']);
-  const id = () => `client_user_${deps.random.uuid()}`;
+  const before = await deps.recorders.record(sn);
+  const radio = nextRadio(deps.random, sn, before);
+  // Per serial and radio life: a seeded instance repeats a run, yet recorders' ids differ.
+  const ids = deps.random.fork(`${sn}/${radio.radio_gen}`);
+  const id = () => `client_user_${ids.uuid()}`;
   const user = req.user?.sub;
   if (req.cloud !== undefined && req.case !== 'classic_lock')
     throw SimError.invalidField(['body', 'cloud'], 'cloud is only allowed with case classic_lock');
@@ -104,13 +108,12 @@ export async function arrange(
       recovery = 'not_needed';
       break;
   }
-  const before = await deps.recorders.record(sn);
   await deps.phones.detach(before);
   const rec: RecorderRecord = {
     sn,
     type,
     in_range: true,
-    mac: randomMac(deps.random),
+    ...radio,
     paired_to: paired,
     battery: 85,
     firmware: 'V0095@0205',

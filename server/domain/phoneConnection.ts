@@ -13,7 +13,7 @@ import {
   schedule,
   uuidFor,
 } from './phoneModel.js';
-import { accountOfToken, handshakeTokenOf, type RecorderRecord, randomMac } from './recorderModel.js';
+import { accountOfToken, handshakeTokenOf, nextRadio, type RecorderRecord } from './recorderModel.js';
 
 type Dev = components['schemas'];
 
@@ -119,11 +119,12 @@ export function depairedRecorder(
   random: Random,
 ): { next: RecorderRecord; result: { mac: string; deleted: number } } {
   const wipe = clear && rec.clear_deletes_recordings;
-  const mac = randomMac(random);
+  const radio = nextRadio(random, rec.sn, rec);
+  const mac = radio.mac;
   const next = {
     ...rec,
+    ...radio,
     paired_to: null,
-    mac,
     connected_phone: null,
     recordings: wipe ? [] : rec.recordings,
   };

@@ -88,10 +88,23 @@ export class RecorderRegistry {
   ): Promise<{ view: RecorderView; before: RecorderRecord | undefined }> {
     const sn = normalizeSerial(rawSn);
     const type = checkType(sn, undefined, ['path', 'type']);
+    if (state.uuid) await this.refuseTakenRadioId(sn, state.uuid);
     return this.recorders.update(sn, (prev) => {
       const next = withRange(recorderFrom(sn, type, state, this.random, prev));
       return { next, result: { view: recorderViewOf(next), before: prev } };
     });
+  }
+
+  /** A connect by uuid must reach one recorder: a radio id another recorder holds is refused. */
+  private async refuseTakenRadioId(sn: string, uuid: string): Promise<void> {
+    const all = [...(await this.recorders.findBy('range', 'in')), ...(await this.recorders.findBy('range', 'out'))];
+    const holder = all.find((r) => r.sn !== sn && r.mac.toUpperCase() === uuid.toUpperCase());
+    if (holder)
+      throw SimError.invalidField(
+        ['body', 'uuid'],
+        `${uuid} is the radio id of recorder ${holder.sn}; a radio id names one recorder`,
+        'value_error',
+      );
   }
 
   /** Replace the whole record (arrangements), recordings dropped. */
