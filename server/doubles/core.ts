@@ -3,6 +3,7 @@ import { BridgeError, MESSAGES } from './errors.js';
 import { type Pump, startPump } from './eventPump.js';
 import { type Emit, showLocalRefusal } from './handshakeShow.js';
 import { type ConnectRequest, createPhone, type Fetch, isProtocol, type PhoneClient } from './phoneClient.js';
+import { type Reporter, reportOnce } from './reachability.js';
 import { deviceMountFor, sdkHostFor } from './sdkCloud.js';
 import { type Timing, type Wait, waitFor } from './timing.js';
 import type {
@@ -48,11 +49,15 @@ export class BridgeCore {
   private connectRun = 0;
   private readonly exports = new ExportStore();
 
+  /** Background failures, a lost simulator once per loss. */
+  private readonly report: Reporter;
+
   constructor(
     private readonly o: CoreOptions,
     private readonly emit: Emit,
   ) {
     this.wait = waitFor(o.timing);
+    this.report = reportOnce(o.onError);
   }
 
   async initSDK(init: InitOptions): Promise<void> {
@@ -71,7 +76,7 @@ export class BridgeCore {
         return r;
       },
       (e) => {
-        this.o.onError(e);
+        this.report(e);
         return undefined;
       },
     );
@@ -109,7 +114,7 @@ export class BridgeCore {
         if (e.name !== 'scanResult') return;
         for (const d of (e.data as { devices: ScanDevice[] }).devices) this.seen.set(d.uuid, d);
       },
-      this.o.onError,
+      this.report,
     );
   }
 
@@ -143,7 +148,7 @@ export class BridgeCore {
     try {
       return await p;
     } catch (e) {
-      this.o.onError(e);
+      this.report(e);
       return undefined;
     }
   }
@@ -226,7 +231,7 @@ export class BridgeCore {
     try {
       await phone.depair(d?.clear ?? true);
     } catch (e) {
-      if (!isProtocol(e, 409)) this.o.onError(e);
+      if (!isProtocol(e, 409)) this.report(e);
       return;
     }
     this.kick();
@@ -249,7 +254,7 @@ export class BridgeCore {
         this.emit('fileList', files);
       })
       .catch((e) => {
-        if (!isProtocol(e, 409)) this.o.onError(e);
+        if (!isProtocol(e, 409)) this.report(e);
       });
   }
 

@@ -1,4 +1,5 @@
 import type { CoreOptions } from './core.js';
+import { printOneLine } from './reachability.js';
 import type { Timing } from './timing.js';
 import type { Platform } from './types.js';
 
@@ -25,7 +26,10 @@ export interface DoubleOptions {
   pollMs?: number;
   /** The fetch to use (default globalThis.fetch). */
   fetch?: typeof fetch;
-  /** Failures talking to the simulator in the background (default console.error). */
+  /**
+   * Failures talking to the simulator in the background (default: one line on stderr). A lost
+   * simulator is reported once, until it answers again.
+   */
   onError?: (e: unknown) => void;
 }
 
@@ -40,6 +44,6 @@ export function coreOptions(o: DoubleOptions): CoreOptions {
     sdkBaseUrl: o.sdkBaseUrl ?? 'customDomain',
     pollMs: o.pollMs ?? (timing === 'instant' ? 20 : 100),
     fetch: o.fetch ?? ((...a) => globalThis.fetch(...a)),
-    onError: o.onError ?? ((e) => console.error('partner-sim device double:', e)),
+    onError: o.onError ?? printOneLine,
   };
 }

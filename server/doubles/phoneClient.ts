@@ -1,5 +1,6 @@
 import { errorCodeOf } from '../client/http.js';
 import type { components } from '../spec/device-types.js';
+import { unreachable } from './reachability.js';
 import type { AudioFormat, Platform } from './types.js';
 
 /**
@@ -33,7 +34,12 @@ export const isProtocol = (e: unknown, ...status: number[]): e is ProtocolError 
 export type Fetch = typeof fetch;
 
 async function call(f: Fetch, url: string, init: RequestInit = {}): Promise<Response> {
-  const r = await f(url, init);
+  let r: Response;
+  try {
+    r = await f(url, init);
+  } catch (e) {
+    throw unreachable(url, e);
+  }
   if (r.ok) return r;
   const text = await r.text();
   let body: unknown;
