@@ -388,7 +388,10 @@ export interface paths {
          * Create or replace a recorder's device side
          * @description Sets the local state exactly as given (fields left out take their defaults), keeping
          *     its recordings. The cloud binding is untouched (`PUT /devices/{sn}`); a recorder may
-         *     exist for a serial the cloud has never signed. `uuid` defaults to a fresh MAC.
+         *     exist for a serial the cloud has never signed. `uuid` defaults to a fresh MAC (on a
+         *     `--seed` instance derived from the seed, the serial and how many radio ids the
+         *     recorder has had, so recorders never share one); a `uuid` another recorder holds is
+         *     422, as a radio id names one recorder.
          *     `paired_to` is the account whose handshake token the firmware holds (null: unpaired).
          *     A recording in progress cannot be set here (`POST /recorders/{sn}/record`).
          */
