@@ -71,10 +71,8 @@ export interface paths {
          *     characters. One Partner Token can mint many User Tokens.
          *
          *     `expires_in` is optional and in seconds (default 86400); the
-         *     response echoes it and carries no refresh token. The `access_token` is a **JWT** whose
-         *     claims are `sub` (`client_user_<uuid>`, stable for the pair client/user_id — the value
-         *     that appears in `bind_history`), `client_id` (the partner's client id), `region`
-         *     (`us` or `jp`), `token_use` (`"user"`), `iat` and `exp` (seconds since the epoch).
+         *     response echoes it and carries no refresh token. The `access_token` is a **JWT**
+         *     whose claims are the schema `UserTokenClaims` (`sub`, `client_id`, `user_id`, …).
          *     A token from one region sent to the other region gets `401 CLIENT_USER_NOT_FOUND`.
          */
         post: operations["createUserToken"];
@@ -555,9 +553,29 @@ export interface components {
              */
             expires_in: number;
         };
+        /** @description The payload of a User Token's JWT. Partners' code reads `sub`, `client_id` and `user_id` from it (two public clients refuse a token without `user_id`). */
+        UserTokenClaims: {
+            sub: components["schemas"]["ClientUserId"];
+            /** @description The partner's client id. */
+            client_id: string;
+            /** @description The partner's own user id, exactly as sent to `createUserToken`. */
+            user_id: string;
+            /** @enum {string} */
+            region: "us" | "jp";
+            /** @constant */
+            token_use: "user";
+            /** @description Issued at, seconds since the epoch (the app's clock). */
+            iat: number;
+            /** @description Expiry, seconds since the epoch. */
+            exp: number;
+            /** @description Unique per token. */
+            jti?: string;
+            /** @description Which incarnation of the app minted it (the simulator's; a deleted and re-created app's tokens stop working). */
+            app_inc?: string;
+        };
         /** @description User Token response. No refresh token. */
         UserToken: {
-            /** @description A JWT. Claims: `sub` (`client_user_<uuid>`, stable per client and user_id), `client_id`, `region` (`us`/`jp`), `token_use` (`"user"`), `iat`, `exp`. */
+            /** @description A JWT (HS256) whose payload is `UserTokenClaims`. */
             access_token: string;
             /** @enum {string} */
             token_type: "bearer";
