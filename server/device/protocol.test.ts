@@ -92,10 +92,11 @@ describe('recordings', () => {
     await http('POST', `${sim.admin}/recorders/${sn}/recordings`, { json: { duration_s: 2.4 } });
     const id = await connected(sn);
     const { files } = (await on(id, 'GET', '/recordings')).body;
-    // Oldest first: the fixture (4.695 s) started before the generated one (2.4 s).
-    expect(files.map((f: { duration: number }) => f.duration)).toEqual([4.695, 2.4]);
-    const real = files.find((f: { duration: number }) => f.duration > 4)!;
-    const gen = files.find((f: { duration: number }) => f.duration === 2.4)!;
+    // Oldest first: the fixture (4.695 s) started before the generated one (2.4 s); an
+    // Android phone lists whole seconds, as both Android bridges compute them.
+    expect(files.map((f: { duration: number }) => f.duration)).toEqual([4, 2]);
+    const real = files.find((f: { duration: number }) => f.duration === 4)!;
+    const gen = files.find((f: { duration: number }) => f.duration === 2)!;
     const res = await fetch(dev(`/phones/${id}/recordings/${real.sessionId}/audio?format=wav`));
     const { readFile } = await import('node:fs/promises');
     expect(Buffer.from(await res.arrayBuffer()).equals(await readFile('fixtures/audio/hello.wav'))).toBe(
@@ -124,10 +125,29 @@ describe('recordings', () => {
     const press = (json: unknown) => http('POST', `${sim.admin}/recorders/${sn}/record`, { json });
     expect((await press({ action: 'start', scene: 1 })).body.recording).toMatchObject({ scene: 1 });
     expect((await press({ action: 'start' })).body.detail).toBe('ALREADY_RECORDING');
+    expect((await press({ action: 'resume' })).body.detail).toBe('NOT_PAUSED');
+    expect((await press({ action: 'pause' })).body.recording.paused_at).toEqual(expect.any(String));
+    expect((await press({ action: 'pause' })).body.detail).toBe('ALREADY_PAUSED');
+    expect((await press({ action: 'resume' })).body.recording.paused_at).toBeNull();
     const stopped = await press({ action: 'stop', duration_s: 30 });
     expect(stopped.body.recordings).toHaveLength(1);
-    const names = (await events(id)).events.map((e: { name: string }) => e.name);
-    expect(names.slice(-2)).toEqual(['recordStart', 'recordStop']);
+    const evs = (await events(id)).events as Array<{ name: string; data: Record<string, unknown> }>;
+    expect(evs.slice(-4).map((e) => e.name)).toEqual([
+      'recordStart',
+      'recordPause',
+      'recordResume',
+      'recordStop',
+    ]);
+    const [start, pause, resume] = evs.slice(-4).map((e) => e.data);
+    expect(start).toMatchObject({ reason: 0, scene: 1 });
+    expect(Object.keys(pause!).sort()).toEqual(['fileExist', 'fileSize', 'reason', 'sessionId']);
+    expect(resume).toEqual({
+      sessionId: start!.sessionId,
+      start: start!.start,
+      status: 0,
+      scene: 1,
+      startTime: start!.startTime,
+    });
     expect((await on(id, 'GET', '/recordings')).body.files[0]).toMatchObject({ duration: 30, scenes: 1 });
     expect((await press({ action: 'stop' })).body.detail).toBe('NOT_RECORDING');
   });

@@ -1,12 +1,12 @@
 import { SimError } from '../core/errors.js';
 import type { Lifecycle } from '../core/lifecycle.js';
 import type { Random } from '../core/random.js';
-import type { Region } from './apps.js';
 import type { components as AdminComponents } from '../spec/admin-types.js';
 import type { components } from '../spec/api-types.js';
 import { fixtureError, readFixture } from '../spec/fixtures.js';
 import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
+import type { Region } from './apps.js';
 import {
   type BindAnswer,
   type Binding,

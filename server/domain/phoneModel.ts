@@ -45,6 +45,9 @@ export interface PhoneRecord {
   platform: Platform;
   timing: 'hardware' | 'instant';
   honour_device_token: boolean;
+  /** The phone's Bluetooth and the app's permissions (phoneRadio.ts); absent: on, granted. */
+  bluetooth?: 'on' | 'off';
+  permissions?: 'granted' | 'denied';
   /** Serial → the MAC it had when this phone's scan saw it. */
   seen: Record<string, string>;
   scan_ends_at: number | null;
@@ -133,6 +136,8 @@ export function phoneView(p: PhoneRecord, now: number): PhoneView {
     platform: p.platform,
     timing: p.timing,
     honour_device_token: p.honour_device_token,
+    bluetooth: p.bluetooth ?? 'on',
+    permissions: p.permissions ?? 'granted',
     scanning: p.scan_ends_at !== null && now < p.scan_ends_at,
     connected: isConnected(p, now),
     connection: p.connection ? connectionView(p.connection, now) : null,

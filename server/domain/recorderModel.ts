@@ -71,7 +71,7 @@ const macOf = (b: Buffer): string => {
  * repeatable and yet no two recorders (nor two lives of one) share an id. A stream drawn per
  * request would hand every recorder the same id.
  */
-export function radioIdOf(random: Random, sn: string, gen: number): string {
+function radioIdOf(random: Random, sn: string, gen: number): string {
   if (random.seed === undefined) return macOf(random.bytes(6));
   return macOf(createHash('sha256').update(`radio\u0000${random.seed}\u0000${sn}\u0000${gen}`).digest());
 }

@@ -1,4 +1,11 @@
-import { createPrivateKey, createPublicKey, generateKeyPair, type KeyObject, sign, verify } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPair,
+  type KeyObject,
+  sign,
+  verify,
+} from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Collection, Store } from '../store/store.js';
 import type { Region } from './apps.js';
@@ -87,7 +94,12 @@ export class SdkKeys {
    * gen-key's answer: the SDK's own response class is snake_case (`public_key`,
    * `private_key`); camelCase beside it for the clients that read that.
    */
-  async keyPair(): Promise<{ public_key: string; private_key: string; publicKey: string; privateKey: string }> {
+  async keyPair(): Promise<{
+    public_key: string;
+    private_key: string;
+    publicKey: string;
+    privateKey: string;
+  }> {
     const { publicKey, privateKey } = await this.pem();
     return { public_key: publicKey, private_key: privateKey, publicKey, privateKey };
   }

@@ -1,8 +1,16 @@
 import { ExportStore, exportAudio } from './audioExport.js';
-import { BridgeError, MESSAGES } from './errors.js';
+import { CAPACITOR_MESSAGES } from './capacitorShape.js';
+import { BridgeError, MESSAGES, type RadioRefusal, radioRefusal } from './errors.js';
 import { type Pump, startPump } from './eventPump.js';
 import { type Emit, showLocalRefusal } from './handshakeShow.js';
-import { type ConnectRequest, createPhone, type Fetch, isProtocol, type PhoneClient } from './phoneClient.js';
+import {
+  type ConnectRequest,
+  createPhone,
+  type Fetch,
+  isProtocol,
+  type PhoneClient,
+  type ScanAnswer,
+} from './phoneClient.js';
 import { type Reporter, reportOnce } from './reachability.js';
 import { deviceMountFor, sdkHostFor } from './sdkCloud.js';
 import { type Timing, type Wait, waitFor } from './timing.js';
@@ -20,7 +28,11 @@ import type {
  * connect, mapped onto the device protocol in the native modules' order of checks, with the
  * answers a phone gives to calls out of order. The adapters add listeners and error shapes.
  */
+/** Which official wrapper a double plays: they answer a phone without a usable radio differently. */
+export type Bridge = 'react-native' | 'capacitor';
+
 export interface CoreOptions {
+  bridge: Bridge;
   platform: Platform;
   /** The simulator the live hosts of `customDomain` stand for. */
   simulatorUrl: string;
@@ -128,16 +140,54 @@ export class BridgeCore {
   async startScan(): Promise<void> {
     const run = ++this.scanRun;
     const phone = await this.phone();
-    if (!phone) {
-      // No SDK session: Bluetooth never reports powered on; both bridges give up with this.
-      void this.wait('poweredOnWait').then(() => {
-        if (run === this.scanRun) this.emit('scanTimeout', { reason: 'bluetoothNotPoweredOn' });
-      });
+    // No SDK session: Bluetooth never reports powered on; both bridges give up with this.
+    if (!phone) return this.neverPoweredOn(run);
+    let scan: ScanAnswer | undefined;
+    try {
+      scan = await phone.scan();
+    } catch (e) {
+      const radio = radioRefusal(e);
+      if (!radio) this.report(e);
+      else this.scanRefused(radio, run);
       return;
     }
-    const scan = await this.quietly(phone.scan());
-    for (const d of scan?.devices ?? []) this.seen.set(d.uuid, d);
+    for (const d of scan.devices) this.seen.set(d.uuid, d);
     this.kick();
+  }
+
+  /** The bridges poll ~18 s for Bluetooth to power on, then give up with this. */
+  private neverPoweredOn(run: number): void {
+    void this.wait('poweredOnWait').then(() => {
+      if (run === this.scanRun) this.emit('scanTimeout', { reason: 'bluetoothNotPoweredOn' });
+    });
+  }
+
+  /**
+   * A scan on a phone whose user denied the permissions or turned Bluetooth off, as each
+   * wrapper answers it (embedded-react-native PlaudSdkModule.kt / .swift, embedded-capacitor
+   * PlaudSdkPlugin.java). iOS has no runtime grant to ask for: CoreBluetooth never powers on.
+   */
+  private scanRefused(radio: RadioRefusal, run: number): void {
+    const android = this.o.platform === 'android';
+    const rn = this.o.bridge === 'react-native';
+    if (android && radio === 'PERMISSION_DENIED') {
+      if (rn) throw new BridgeError('ERR_PLAUD_PERMISSIONS', MESSAGES.scanPermissions);
+      void Promise.resolve().then(() => this.emit('scanTimeout', { reason: 'permissionDenied' }));
+      throw new BridgeError('ERR_PLAUD_PERMISSIONS', CAPACITOR_MESSAGES.scanPermissions);
+    }
+    // The RN Android module checks the adapter itself and says so at once.
+    if (android && rn) {
+      void Promise.resolve().then(() => this.emit('scanTimeout', { reason: 'bluetoothNotPoweredOn' }));
+      return;
+    }
+    this.neverPoweredOn(run);
+  }
+
+  /** Android: whether the app holds its Bluetooth permissions (RN's requestPermissions). */
+  async permissionsGranted(): Promise<boolean> {
+    const phone = await this.phone();
+    const state = phone ? await this.quietly(phone.state()) : undefined;
+    return state?.permissions !== 'denied';
   }
 
   /**
@@ -189,7 +239,13 @@ export class BridgeCore {
     const known =
       (body.uuid && this.seen.get(body.uuid)) ||
       [...this.seen.values()].find((d) => d.serialNumber === body.serialNumber);
-    if (!known || !phone) throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
+    const capAndroid = this.o.bridge === 'capacitor' && this.o.platform === 'android';
+    if (!known) throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
+    // The Capacitor Android plugin looks the device up, then checks the SDK is initialised.
+    if (!phone)
+      throw capAndroid
+        ? new BridgeError('ERR_PLAUD', CAPACITOR_MESSAGES.notInitialised)
+        : new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
     await this.quietly(phone.stopScan());
     if (!session || !(await session.keys)) {
       await this.quietly(phone.disconnect());
@@ -210,11 +266,30 @@ export class BridgeCore {
       if (isProtocol(e, 404) && e.detail === 'UNKNOWN_DEVICE') {
         throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
       }
+      const radio = radioRefusal(e);
+      if (radio) throw this.connectRefused(radio, capAndroid);
       if (isProtocol(e, 422) && body.pinned_id)
         throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.historicalIdInvalid);
       throw new BridgeError('ERR_PLAUD_CONNECT', (e as Error).message);
     }
     this.kick();
+  }
+
+  /**
+   * A connect on a phone without a usable radio. The Capacitor Android plugin checks both
+   * itself (its permission refusal also fires `connectFail {reason: 'permissionDenied'}`);
+   * the others issue the connect, which cannot start: ERR_PLAUD_CONNECT saying why (inferred).
+   */
+  private connectRefused(radio: RadioRefusal, capAndroid: boolean): BridgeError {
+    if (capAndroid && radio === 'PERMISSION_DENIED') {
+      this.emit('connectFail', { reason: 'permissionDenied' });
+      return new BridgeError('ERR_PLAUD_PERMISSIONS', CAPACITOR_MESSAGES.connectPermission);
+    }
+    if (capAndroid) return new BridgeError('ERR_PLAUD_CONNECT', CAPACITOR_MESSAGES.bluetoothOff);
+    return new BridgeError(
+      'ERR_PLAUD_CONNECT',
+      radio === 'BLUETOOTH_OFF' ? CAPACITOR_MESSAGES.bluetoothOff : MESSAGES.connectPermissions,
+    );
   }
 
   async disconnect(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { CoreOptions } from './core.js';
+import type { Bridge, CoreOptions } from './core.js';
 import { printOneLine } from './reachability.js';
 import type { Timing } from './timing.js';
 import type { Platform } from './types.js';
@@ -35,9 +35,10 @@ export interface DoubleOptions {
 
 const DEFAULT_SIMULATOR_URL = 'http://127.0.0.1:4010';
 
-export function coreOptions(o: DoubleOptions): CoreOptions {
+export function coreOptions(o: DoubleOptions, bridge: Bridge): CoreOptions {
   const timing = o.timing ?? 'hardware';
   return {
+    bridge,
     platform: o.platform ?? 'ios',
     simulatorUrl: o.simulatorUrl ?? DEFAULT_SIMULATOR_URL,
     timing,

@@ -105,6 +105,7 @@ describe('a process that used a double exits on its own', () => {
     expect(r.ms).toBeLessThan(5_000);
     const lines = r.err.split('\n').filter(Boolean);
     expect(lines.length, r.err).toBeLessThanOrEqual(1);
-    if (gone) expect(lines[0] ?? '').toMatch(/^partner-sim device double: the simulator at .* is unreachable/);
+    if (gone)
+      expect(lines[0] ?? '').toMatch(/^partner-sim device double: the simulator at .* is unreachable/);
   });
 });

@@ -41,7 +41,7 @@ export class PlaudSdkDouble implements BridgeMethods {
   configure(options: DoubleOptions): void {
     this.core?.dispose();
     // The module declares only the twelve shared events; Android's diagnostics stay unbridged.
-    this.core = new BridgeCore(coreOptions(options), (name, data) => {
+    this.core = new BridgeCore(coreOptions(options, 'react-native'), (name, data) => {
       if (SHARED_EVENTS.includes(name)) for (const l of [...(this.listeners.get(name) ?? [])]) l(data);
     });
   }
@@ -67,9 +67,9 @@ export class PlaudSdkDouble implements BridgeMethods {
   initSDK(o: InitOptions) {
     return this.core.initSDK(o);
   }
-  /** Android only on a phone; the double always grants. */
+  /** Android only on a phone: granted unless the phone's permissions are arranged denied. */
   async requestPermissions(): Promise<{ granted: boolean }> {
-    return { granted: true };
+    return { granted: await this.core.permissionsGranted() };
   }
   startScan() {
     return this.core.startScan();

@@ -55,7 +55,8 @@ export type RecordResume = Omit<RecordStart, 'reason'>;
 
 /** Capacitor on Android only: why a connect failed, one layer below `connectState`. */
 export interface ConnectFail {
-  mac: string | null;
+  /** Absent on the plugin's own `{reason: 'permissionDenied'}`. */
+  mac?: string | null;
   reason: string | null;
   code?: number;
   message?: string | null;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from '../domain/jwt.js';
-import { docs, schemaCompiler } from '../testing/specDocuments.js';
 import { basicAuth, bearer, DEMO_JP, DEMO_US, http, userToken } from '../testing/http.js';
+import { docs, schemaCompiler } from '../testing/specDocuments.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 
 let sim: TestServer;

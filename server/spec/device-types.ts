@@ -355,7 +355,21 @@ export interface components {
              * @default false
              */
             honour_device_token?: boolean;
+            bluetooth?: components["schemas"]["Bluetooth"];
+            permissions?: components["schemas"]["Permissions"];
         };
+        /**
+         * @description The phone's Bluetooth. Off: scans and connects answer `409 BLUETOOTH_OFF`. Arrangeable later with `PATCH /__admin/phones/{phone_id}`.
+         * @default on
+         * @enum {string}
+         */
+        Bluetooth: "on" | "off";
+        /**
+         * @description The app's Bluetooth permissions on the phone (Android's runtime grants; on iOS the system prompt). Denied: scans and connects answer `409 PERMISSION_DENIED`. Arrangeable later with `PATCH /__admin/phones/{phone_id}`.
+         * @default granted
+         * @enum {string}
+         */
+        Permissions: "granted" | "denied";
         Phone: {
             phone_id: string;
             client_id: string;
@@ -367,6 +381,8 @@ export interface components {
             platform: components["schemas"]["Platform"];
             timing: components["schemas"]["Timing"];
             honour_device_token: boolean;
+            bluetooth: components["schemas"]["Bluetooth"];
+            permissions: components["schemas"]["Permissions"];
             /** @description A scan window is open on the phone's clock. */
             scanning: boolean;
             /** @description The bridge's `isConnected()`. */
@@ -517,8 +533,8 @@ export interface components {
              */
             at: string;
             /** @enum {string} */
-            name: "scanResult" | "scanTimeout" | "connectState" | "bind" | "connectFail" | "depair" | "recordStart" | "recordStop";
-            /** @description The bridge's payload: `scanResult {devices}`, `scanTimeout {}`, `connectState {connected, failed, state}`, `bind {sn, status, protVersion}`, `connectFail {mac, reason}`, `depair {status}`, `recordStart {sessionId, start, status, scene, startTime}`, `recordStop {sessionId, reason, fileExist, fileSize}`. */
+            name: "scanResult" | "scanTimeout" | "connectState" | "bind" | "connectFail" | "depair" | "recordStart" | "recordStop" | "recordPause" | "recordResume";
+            /** @description The bridge's payload: `scanResult {devices}`, `scanTimeout {}`, `connectState {connected, failed, state}`, `bind {sn, status, protVersion}`, `connectFail {mac, reason}`, `depair {status}`, `recordStart {sessionId, start, status, scene, startTime, reason}`, `recordStop` and `recordPause {sessionId, reason, fileExist, fileSize}`, `recordResume {sessionId, start, status, scene, startTime}`. */
             data: {
                 [key: string]: unknown;
             };
@@ -577,6 +593,21 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The phone cannot use Bluetooth, as arranged for it (`PATCH /__admin/phones/{phone_id}` or the phone's options): its Bluetooth permissions are denied (`PERMISSION_DENIED`, checked first) or Bluetooth is off (`BLUETOOTH_OFF`). The doubles answer this as each bridge does (virtual-devices.md, "Calls out of order"). */
+        RadioUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "BLUETOOTH_OFF",
+                 *       "message": "Bluetooth is off on phone ph_0123456789abcdef0123456789abcdef."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
@@ -802,6 +833,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["PhoneNotFound"];
+            409: components["responses"]["RadioUnavailable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
@@ -874,6 +906,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            409: components["responses"]["RadioUnavailable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];

@@ -173,6 +173,8 @@ const ADMIN_OPS = [
   'getHealth',
   'getAdminSpec',
   'listRecorders',
+  'listPhones',
+  'arrangePhone',
   'getRecorder',
   'putRecorder',
   'deleteRecorder',
