@@ -1,6 +1,6 @@
 import { ExportStore, exportAudio } from './audioExport.js';
 import { CAPACITOR_MESSAGES } from './capacitorShape.js';
-import { BridgeError, MESSAGES, type RadioRefusal, radioRefusal } from './errors.js';
+import { BridgeError, MESSAGES, radioRefusal } from './errors.js';
 import { type Pump, startPump } from './eventPump.js';
 import { type Emit, showLocalRefusal } from './handshakeShow.js';
 import {
@@ -11,10 +11,12 @@ import {
   type PhoneClient,
   type ScanAnswer,
 } from './phoneClient.js';
+import { connectRefused, type RadioContext, scanRefused } from './radioAnswers.js';
 import { type Reporter, reportOnce } from './reachability.js';
 import { deviceMountFor, sdkHostFor } from './sdkCloud.js';
 import { type Timing, type Wait, waitFor } from './timing.js';
 import type {
+  Bridge,
   ConnectOptions,
   ExportOptions,
   ExportResult,
@@ -28,9 +30,6 @@ import type {
  * connect, mapped onto the device protocol in the native modules' order of checks, with the
  * answers a phone gives to calls out of order. The adapters add listeners and error shapes.
  */
-/** Which official wrapper a double plays: they answer a phone without a usable radio differently. */
-export type Bridge = 'react-native' | 'capacitor';
-
 export interface CoreOptions {
   bridge: Bridge;
   platform: Platform;
@@ -148,11 +147,16 @@ export class BridgeCore {
     } catch (e) {
       const radio = radioRefusal(e);
       if (!radio) this.report(e);
-      else this.scanRefused(radio, run);
+      else scanRefused(this.radioContext(run), radio);
       return;
     }
     for (const d of scan.devices) this.seen.set(d.uuid, d);
     this.kick();
+  }
+
+  private radioContext(run: number): RadioContext {
+    const { bridge, platform } = this.o;
+    return { bridge, platform, emit: this.emit, neverPoweredOn: () => this.neverPoweredOn(run) };
   }
 
   /** The bridges poll ~18 s for Bluetooth to power on, then give up with this. */
@@ -160,27 +164,6 @@ export class BridgeCore {
     void this.wait('poweredOnWait').then(() => {
       if (run === this.scanRun) this.emit('scanTimeout', { reason: 'bluetoothNotPoweredOn' });
     });
-  }
-
-  /**
-   * A scan on a phone whose user denied the permissions or turned Bluetooth off, as each
-   * wrapper answers it (embedded-react-native PlaudSdkModule.kt / .swift, embedded-capacitor
-   * PlaudSdkPlugin.java). iOS has no runtime grant to ask for: CoreBluetooth never powers on.
-   */
-  private scanRefused(radio: RadioRefusal, run: number): void {
-    const android = this.o.platform === 'android';
-    const rn = this.o.bridge === 'react-native';
-    if (android && radio === 'PERMISSION_DENIED') {
-      if (rn) throw new BridgeError('ERR_PLAUD_PERMISSIONS', MESSAGES.scanPermissions);
-      void Promise.resolve().then(() => this.emit('scanTimeout', { reason: 'permissionDenied' }));
-      throw new BridgeError('ERR_PLAUD_PERMISSIONS', CAPACITOR_MESSAGES.scanPermissions);
-    }
-    // The RN Android module checks the adapter itself and says so at once.
-    if (android && rn) {
-      void Promise.resolve().then(() => this.emit('scanTimeout', { reason: 'bluetoothNotPoweredOn' }));
-      return;
-    }
-    this.neverPoweredOn(run);
   }
 
   /** Android: whether the app holds its Bluetooth permissions (RN's requestPermissions). */
@@ -267,29 +250,12 @@ export class BridgeCore {
         throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
       }
       const radio = radioRefusal(e);
-      if (radio) throw this.connectRefused(radio, capAndroid);
+      if (radio) throw connectRefused(this.radioContext(this.scanRun), radio);
       if (isProtocol(e, 422) && body.pinned_id)
         throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.historicalIdInvalid);
       throw new BridgeError('ERR_PLAUD_CONNECT', (e as Error).message);
     }
     this.kick();
-  }
-
-  /**
-   * A connect on a phone without a usable radio. The Capacitor Android plugin checks both
-   * itself (its permission refusal also fires `connectFail {reason: 'permissionDenied'}`);
-   * the others issue the connect, which cannot start: ERR_PLAUD_CONNECT saying why (inferred).
-   */
-  private connectRefused(radio: RadioRefusal, capAndroid: boolean): BridgeError {
-    if (capAndroid && radio === 'PERMISSION_DENIED') {
-      this.emit('connectFail', { reason: 'permissionDenied' });
-      return new BridgeError('ERR_PLAUD_PERMISSIONS', CAPACITOR_MESSAGES.connectPermission);
-    }
-    if (capAndroid) return new BridgeError('ERR_PLAUD_CONNECT', CAPACITOR_MESSAGES.bluetoothOff);
-    return new BridgeError(
-      'ERR_PLAUD_CONNECT',
-      radio === 'BLUETOOTH_OFF' ? CAPACITOR_MESSAGES.bluetoothOff : MESSAGES.connectPermissions,
-    );
   }
 
   async disconnect(): Promise<void> {

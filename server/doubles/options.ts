@@ -1,7 +1,7 @@
-import type { Bridge, CoreOptions } from './core.js';
+import type { CoreOptions } from './core.js';
 import { printOneLine } from './reachability.js';
 import type { Timing } from './timing.js';
-import type { Platform } from './types.js';
+import type { Bridge, Platform } from './types.js';
 
 /** How a double is set up: one phone talking to one simulator. */
 export interface DoubleOptions {

@@ -10,6 +10,8 @@ import type { components } from '../spec/device-types.js';
 type DeviceSchemas = components['schemas'];
 export type Platform = DeviceSchemas['Platform'];
 export type AudioFormat = DeviceSchemas['AudioFormat'];
+/** Which official wrapper a double plays: they answer a phone without a usable radio differently. */
+export type Bridge = 'react-native' | 'capacitor';
 
 /** One of `scanResult.devices` (the device protocol's ScannedDevice; `uuid` is Android's MAC or an iOS UUID). */
 export type ScanDevice = DeviceSchemas['ScannedDevice'] & {
