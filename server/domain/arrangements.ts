@@ -23,6 +23,25 @@ const MESSAGES: Record<Expect['recovery'], string> = {
   recording_now: 'the device is recording; stop it, then connect',
 };
 
+/**
+ * What the native recovery can observe through each bridge: only Capacitor Android relays
+ * `RECORDING_NOW` (connectFail); elsewhere a busy recorder's refusal looks like a lock, and
+ * the algorithm goes on to the cloud state (device-sdk-notes, fourth pass).
+ */
+function byBridge(
+  recovery: Expect['recovery'],
+  cloud: { is_bind: boolean | null; bind_history?: string[] } | 'unsigned',
+) {
+  const end = (r: Expect['recovery']) => ({ recovery: r, message: MESSAGES[r] });
+  if (recovery !== 'recording_now')
+    return { ios: end(recovery), android: end(recovery), capacitor_android: end(recovery) };
+  const history = cloud === 'unsigned' ? [] : (cloud.bind_history ?? []);
+  const lockLike = end(
+    cloud !== 'unsigned' && cloud.is_bind === true ? 'refused' : history.length ? 'no_match' : 'no_history',
+  );
+  return { ios: lockLike, android: lockLike, capacitor_android: end(recovery) };
+}
+
 /** The app that owns devices bound "to another account" by an arrangement. */
 const OTHER_APP = 'other-app';
 
@@ -137,6 +156,6 @@ export async function arrange(
     device,
     recorder,
     locked_to: paired,
-    expect: { recovery, message: MESSAGES[recovery] },
+    expect: { recovery, message: MESSAGES[recovery], by_bridge: byBridge(recovery, cloud) },
   };
 }

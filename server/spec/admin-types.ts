@@ -1277,7 +1277,18 @@ export interface components {
                 recovery: "unlocked" | "refused" | "no_history" | "no_match" | "not_needed" | "not_found" | "recording_now";
                 /** @description What the native template's recovery reports. */
                 message: string;
+                /** @description How the same recovery ends through each bridge, by what it can observe: a recorder busy recording refuses the handshake with `RECORDING_NOW`, which only the Capacitor Android plugin relays (`connectFail`); on iOS and through React Native on Android it looks like a lock, and the algorithm walks the cloud state. The device protocol itself always says the reason (`recovery`, `message` above). */
+                by_bridge: {
+                    ios: components["schemas"]["RecoveryEnd"];
+                    android: components["schemas"]["RecoveryEnd"];
+                    capacitor_android: components["schemas"]["RecoveryEnd"];
+                };
             };
+        };
+        RecoveryEnd: {
+            /** @enum {string} */
+            recovery: "unlocked" | "refused" | "no_history" | "no_match" | "not_needed" | "not_found" | "recording_now";
+            message: string;
         };
         /** @description Exactly one of `duration_s`, `fixture`, or `audio_base64` with `format` (else 422 with `loc` `["body"]`). */
         NewRecording: {

@@ -103,7 +103,7 @@ export interface paths {
          *     disconnected from it first.
          *
          *     The handshake token is, in order: `pinned_id` (recovery: a historical account), else
-         *     `device_token` when the phone was created with `honour_device_token`, else the
+         *     `deviceToken` when the phone was created with `honour_device_token`, else the
          *     phone's own. Outcomes, checked in this order:
          *     - recorder out of range, or connected to another phone: `refused`,
          *       `BLE_CONNECT_FAILED` (`connectState {connected: false, failed: true, state: -1}`
@@ -351,7 +351,7 @@ export interface components {
             /** @default hardware */
             timing?: components["schemas"]["Timing"];
             /**
-             * @description Let `connect`'s `device_token` replace the handshake token (wrapper comments claim it binds; the native code uses `sub`: undocumented, off by default).
+             * @description Let `connect`'s `deviceToken` replace the handshake token (wrapper comments claim it binds; the native code uses `sub`: undocumented, off by default).
              * @default false
              */
             honour_device_token?: boolean;
