@@ -133,6 +133,11 @@ describe('a React Native app on the RN double', () => {
         .filter((e) => e.name === 'exportProgress')
         .map((e) => (e.data as { progress: number }).progress),
     ).toEqual([0, 25, 50, 75, 100]);
+    // A format the simulator cannot produce: named, with the ones it can; no internal URL.
+    const opus = await PlaudSdk.exportAudio({ sessionId: started.sessionId, format: 'opus' }).catch((e) => e);
+    expect(opus).toMatchObject({ code: 'ERR_PLAUD_EXPORT' });
+    expect(opus.message).toMatch(/opus.*mp3/);
+    expect(opus.message).not.toMatch(/__device|https?:|phones\//);
     const audio = PlaudSdk.readExport(exported.outputPath)!;
     expect(audio.length).toBeGreaterThan(1000);
     expect(audio[0]).toBe(0xff); // an MPEG frame sync
@@ -255,9 +260,12 @@ describe('a React Native app on the RN double', () => {
     ).toBe(204);
     await expect.poll(() => errors.length).toBe(1);
     expect(errors[0]).toMatchObject({ detail: 'PHONE_NOT_FOUND' });
-    await expect(PlaudSdk.connectBleDevice({ serialNumber: sn })).rejects.toMatchObject({
+    const forgotten = await PlaudSdk.connectBleDevice({ serialNumber: sn }).catch((e) => e);
+    expect(forgotten).toMatchObject({
       code: 'ERR_PLAUD_CONNECT',
+      message: expect.stringContaining('initSDK'),
     });
+    expect(forgotten.message).not.toMatch(/__device|https?:|phones\//);
     expect(await PlaudSdk.isConnected()).toEqual({ connected: false });
     await new Promise((r) => setTimeout(r, 200));
     expect(errors.filter((e) => e.detail === 'PHONE_NOT_FOUND').length).toBeLessThanOrEqual(3);

@@ -9,6 +9,7 @@ import {
   type Fetch,
   isProtocol,
   type PhoneClient,
+  ProtocolError,
   type ScanAnswer,
 } from './phoneClient.js';
 import { connectRefused, type RadioContext, scanRefused } from './radioAnswers.js';
@@ -253,7 +254,12 @@ export class BridgeCore {
       if (radio) throw connectRefused(this.radioContext(this.scanRun), radio);
       if (isProtocol(e, 422) && body.pinned_id)
         throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.historicalIdInvalid);
-      throw new BridgeError('ERR_PLAUD_CONNECT', (e as Error).message);
+      if (isProtocol(e, 404) && e.detail === 'PHONE_NOT_FOUND')
+        throw new BridgeError('ERR_PLAUD_CONNECT', MESSAGES.phoneForgotten);
+      throw new BridgeError(
+        'ERR_PLAUD_CONNECT',
+        e instanceof ProtocolError ? e.reason : (e as Error).message,
+      );
     }
     this.kick();
   }

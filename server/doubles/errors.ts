@@ -35,6 +35,7 @@ export const MESSAGES = {
   // The React Native Android module's startScan without the runtime grants.
   scanPermissions: 'Bluetooth permissions were denied — scanning is not possible',
   connectPermissions: 'Bluetooth permissions are denied — cannot open a connection',
+  phoneForgotten: 'the simulator no longer knows this phone (a reset forgot it); call initSDK again',
 } as const;
 
 /** The device protocol's answer for a phone whose radio its user made unusable. */
