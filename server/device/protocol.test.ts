@@ -182,6 +182,44 @@ describe('timing follows the app clock', () => {
     expect(after.next_at).toBeNull();
   });
 
+  it("answers a connect made during an open scan window when settles_at says, not at the window's end", async () => {
+    const sn = fresh();
+    await arrange(sn, 'never_paired');
+    const id = await phone({ platform: 'android' });
+    await on(id, 'POST', '/scan', { window_ms: 30_000 });
+    const c = await on(id, 'POST', '/connect', { serialNumber: sn });
+    expect(c.body.outcome).toBe('paired');
+    expect(Date.parse(c.body.settles_at) - Date.parse(c.body.started_at)).toBeLessThan(2000);
+    await http('POST', `${sim.admin}/clock`, { json: { client_id: DEMO_US.client_id, advance_ms: 1500 } });
+    const names = (await events(id)).events.map((e: { name: string }) => e.name);
+    expect(names).toContain('bind');
+    expect((await on(id, 'GET', '')).body).toMatchObject({ connected: true, scanning: false });
+  });
+
+  it('settles a depair\'s pending link drop on disconnect: a quick reconnect is not refused', async () => {
+    const sn = fresh();
+    await arrange(sn, 'never_paired');
+    const id = await phone({ platform: 'ios' });
+    await on(id, 'POST', '/scan', { window_ms: 200 });
+    await on(id, 'POST', '/connect', { serialNumber: sn });
+    await http('POST', `${sim.admin}/clock`, { json: { client_id: DEMO_US.client_id, advance_ms: 1500 } });
+    const paired = await events(id);
+    const d = await on(id, 'POST', '/depair', { clear: false });
+    await on(id, 'POST', '/disconnect');
+    // The disconnect settles the depair at once: its result and the link's end are due now.
+    const settled = await events(id, paired.cursor);
+    expect(settled.events.map((e: { name: string; data: unknown }) => [e.name, e.data])).toEqual([
+      ['depair', { status: 0 }],
+      ['connectState', { connected: false, failed: false, state: 0 }],
+    ]);
+    await on(id, 'POST', '/scan', { window_ms: 200 });
+    expect((await on(id, 'POST', '/connect', { uuid: d.body.uuid })).body.outcome).toBe('paired');
+    await http('POST', `${sim.admin}/clock`, { json: { client_id: DEMO_US.client_id, advance_ms: 1500 } });
+    const after = (await events(id, settled.cursor)).events as Array<{ name: string; data: { state?: number } }>;
+    // The reconnect hears its own link come up, and nothing of the old link after it.
+    expect(after.filter((e) => e.name === 'connectState').map((e) => e.data.state)).toEqual([1]);
+  });
+
   it('changes the radio id on depair, so the old uuid needs a rescan', async () => {
     const sn = fresh();
     await arrange(sn, 'never_paired');

@@ -180,7 +180,6 @@ export class PhoneService implements Lifecycle {
     const { view, sn, next } = await this.phones.update(id, (cur) => {
       if (!cur) throw phoneNotFound(id);
       const now = this.now(cur);
-      if (!cur.connection) return { result: { view: phoneView(cur, now), sn: undefined, next: cur } };
       const { next, sn } = closeConnection(cur, now);
       return { next, result: { view: phoneView(next, now), sn, next } };
     });
