@@ -196,7 +196,7 @@ describe('timing follows the app clock', () => {
     expect((await on(id, 'GET', '')).body).toMatchObject({ connected: true, scanning: false });
   });
 
-  it('settles a depair\'s pending link drop on disconnect: a quick reconnect is not refused', async () => {
+  it("settles a depair's pending link drop on disconnect: a quick reconnect is not refused", async () => {
     const sn = fresh();
     await arrange(sn, 'never_paired');
     const id = await phone({ platform: 'ios' });
@@ -215,7 +215,10 @@ describe('timing follows the app clock', () => {
     await on(id, 'POST', '/scan', { window_ms: 200 });
     expect((await on(id, 'POST', '/connect', { uuid: d.body.uuid })).body.outcome).toBe('paired');
     await http('POST', `${sim.admin}/clock`, { json: { client_id: DEMO_US.client_id, advance_ms: 1500 } });
-    const after = (await events(id, settled.cursor)).events as Array<{ name: string; data: { state?: number } }>;
+    const after = (await events(id, settled.cursor)).events as Array<{
+      name: string;
+      data: { state?: number };
+    }>;
     // The reconnect hears its own link come up, and nothing of the old link after it.
     expect(after.filter((e) => e.name === 'connectState').map((e) => e.data.state)).toEqual([1]);
   });

@@ -84,7 +84,10 @@ export function openConnection(
   const evs = handshakeEvents(cur, base);
   // Connecting ends the scan (both bridges stop it first), so its pending events cannot hold
   // the handshake's back; a depair's pending link drop is no answer to this connect.
-  const ready: PhoneRecord = { ...settleDepair(dropPending(cur, 'scan', now), now, false), scan_ends_at: null };
+  const ready: PhoneRecord = {
+    ...settleDepair(dropPending(cur, 'scan', now), now, false),
+    scan_ends_at: null,
+  };
   const c: ConnectionRecord = {
     ...base,
     handshake_token: token,
