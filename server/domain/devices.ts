@@ -192,6 +192,11 @@ export class DeviceRegistry implements Lifecycle {
     return list;
   }
 
+  /** A full reset emptied the store, its signing keys too: the next signature uses a new one. */
+  async resetAll(): Promise<void> {
+    this.keys.forget();
+  }
+
   async checkFixtures(dir: string): Promise<void> {
     await this.fixtures(dir);
   }

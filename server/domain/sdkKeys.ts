@@ -57,6 +57,11 @@ export class SdkKeys {
     return verify('sha256', message(type, sn), key.public, bytes);
   }
 
+  /** Forget the keys held in memory (the store was emptied): they are loaded or made again. */
+  forget(): void {
+    this.keys.clear();
+  }
+
   private signingKey(region: Region): Promise<SigningKey> {
     let key = this.keys.get(region);
     if (!key) {

@@ -97,6 +97,7 @@ describe('a process that used a double exits on its own', () => {
     ['rn', true],
     ['capacitor', true],
     ['rn', false],
+    ['capacitor', false],
   ] as const)('%s, simulator gone: %s', async (kind, gone) => {
     const sn = `8810EXIT${kind === 'rn' ? '1' : '2'}${gone ? '1' : '0'}000000`.slice(0, 16);
     const r = await run(kind, gone, sn);

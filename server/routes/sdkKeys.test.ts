@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, privateDecrypt, publicEncrypt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, DEMO_JP, DEMO_US, http, userToken } from '../testing/http.js';
-import { startTestServer, type TestServer } from '../testing/testServer.js';
+import { startTestServer, type TestServer, tempDataDir } from '../testing/testServer.js';
 
 // The SDK's cloud calls as the SDK makes them: sn-sign → {signature}, sn-verify tells a good
 // signature from a tampered one, gen-key answers a working RSA pair; user token, both regions.
@@ -62,6 +62,26 @@ describe('sn-sign and sn-verify', () => {
     expect((await post(sim.apiJp, jp, 'sn-verify', { ...d, signature: signedUs })).body).toEqual({
       is_valid: false,
     });
+  });
+
+  it('keeps signing with the same stored key after a restart on the same data folder', async () => {
+    const { dir, cleanup } = await tempDataDir();
+    try {
+      const d = { type: 'notepins', sn: '8820KEYS00000004' };
+      const sign = async () => {
+        const s = await startTestServer({ inMemory: false, dataDir: dir });
+        try {
+          const token = (await userToken(s.api, DEMO_US, 'sdk-keys-restart')).user;
+          return (await post(s.api, token, 'sn-sign', d)).body.signature as string;
+        } finally {
+          await s.stop();
+        }
+      };
+      const first = await sign();
+      expect(await sign()).toBe(first);
+    } finally {
+      await cleanup();
+    }
   });
 
   it('refuses another region token and a missing token', async () => {
