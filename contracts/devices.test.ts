@@ -107,7 +107,7 @@ contractSuite('devices', () => {
       const user = await userToken(t);
       const first = await sdkCall(t, 'signDeviceSerial', user, d, 200);
       expect(first.body).toEqual({
-        signature: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        signature: expect.stringMatching(/^[A-Za-z0-9+/]{342}==$/), // RSA-2048, standard base64
         is_bind: null,
         bind_history: [],
       });
@@ -138,9 +138,11 @@ contractSuite('devices', () => {
     },
   );
 
-  scenario('generateSdkKeys: an RSA key pair in PEM', {}, async (t) => {
+  scenario('generateSdkKeys: an RSA key pair in PEM, snake_case and camelCase', {}, async (t) => {
     const r = await call(t, { op: 'generateSdkKeys', headers: bearer(await userToken(t)), expect: 200 });
     expect(r.body.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    expect(r.body.public_key).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    expect(r.body.private_key).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     expect(r.body.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
   });
 

@@ -81,12 +81,8 @@ describe('a React Native app on the RN double', () => {
     });
     expect(arranged.status, arranged.text).toBe(200);
     const errors: unknown[] = [];
-    configurePlaudSdkDouble({
-      simulatorUrl: sim.url,
-      platform: 'android',
-      sdkBaseUrl: 'customDomain',
-      onError: (e) => errors.push(e),
-    });
+    // Defaults only: the official module repoints the SDK's key fetch to customDomain.
+    configurePlaudSdkDouble({ simulatorUrl: sim.url, platform: 'android', onError: (e) => errors.push(e) });
     const { seen, stop } = listen();
 
     await PlaudSdk.initSDK({
@@ -137,6 +133,11 @@ describe('a React Native app on the RN double', () => {
         .filter((e) => e.name === 'exportProgress')
         .map((e) => (e.data as { progress: number }).progress),
     ).toEqual([0, 25, 50, 75, 100]);
+    // A format the simulator cannot produce: named, with the ones it can; no internal URL.
+    const opus = await PlaudSdk.exportAudio({ sessionId: started.sessionId, format: 'opus' }).catch((e) => e);
+    expect(opus).toMatchObject({ code: 'ERR_PLAUD_EXPORT' });
+    expect(opus.message).toMatch(/opus.*mp3/);
+    expect(opus.message).not.toMatch(/__device|https?:|phones\//);
     const audio = PlaudSdk.readExport(exported.outputPath)!;
     expect(audio.length).toBeGreaterThan(1000);
     expect(audio[0]).toBe(0xff); // an MPEG frame sync
@@ -163,7 +164,7 @@ describe('a React Native app on the RN double', () => {
     expect(errors).toEqual([]);
   });
 
-  it("Android's SDK fetches its keys from JP by default: a US user's handshake fails", async () => {
+  it("sdkBaseUrl 'jp' plays the native SDK's own default: a US user's handshake fails", async () => {
     const sn = '8810FLOW00000002';
     const client = new PartnerClient({ api: sim.api, app: DEMO_US, userId: 'rn-jp-default' });
     expect(
@@ -173,6 +174,7 @@ describe('a React Native app on the RN double', () => {
       simulatorUrl: sim.url,
       platform: 'android',
       timing: 'instant',
+      sdkBaseUrl: 'jp',
       onError: () => {},
     });
     const { seen, stop } = listen();
@@ -206,7 +208,6 @@ describe('a React Native app on the RN double', () => {
     configurePlaudSdkDouble({
       simulatorUrl: sim.url,
       platform: 'android',
-      sdkBaseUrl: 'customDomain',
       pollMs: 20,
       onError: () => {},
     });
@@ -259,9 +260,12 @@ describe('a React Native app on the RN double', () => {
     ).toBe(204);
     await expect.poll(() => errors.length).toBe(1);
     expect(errors[0]).toMatchObject({ detail: 'PHONE_NOT_FOUND' });
-    await expect(PlaudSdk.connectBleDevice({ serialNumber: sn })).rejects.toMatchObject({
+    const forgotten = await PlaudSdk.connectBleDevice({ serialNumber: sn }).catch((e) => e);
+    expect(forgotten).toMatchObject({
       code: 'ERR_PLAUD_CONNECT',
+      message: expect.stringContaining('initSDK'),
     });
+    expect(forgotten.message).not.toMatch(/__device|https?:|phones\//);
     expect(await PlaudSdk.isConnected()).toEqual({ connected: false });
     await new Promise((r) => setTimeout(r, 200));
     expect(errors.filter((e) => e.detail === 'PHONE_NOT_FOUND').length).toBeLessThanOrEqual(3);

@@ -99,7 +99,7 @@ export function createServices(deps: CoreDeps): Services {
       }
     },
   };
-  const devices = new DeviceRegistry(store, random.fork('devices'), new SdkKeys(instance.secret('sn-sign')));
+  const devices = new DeviceRegistry(store, random.fork('devices'), new SdkKeys(store));
   const recorders = new RecorderRegistry(store, random.fork('recorders'), clock);
   const storage = new StorageService(
     store,

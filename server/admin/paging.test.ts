@@ -40,6 +40,11 @@ beforeAll(async () => {
     });
   for (const sn of ['881PAGE000001', '881PAGE000002', '882PAGE000003'])
     await admin('PUT', `/recorders/${sn}`, {});
+  for (let i = 0; i < 3; i++)
+    await http('POST', `${sim.url}/__device/phones`, {
+      headers: { authorization: `Bearer ${token}` },
+      json: { timing: 'instant' },
+    });
   // Endpoints nobody listens on (loopback, refused) and a test event to each: the delivery log.
   for (let i = 0; i < 3; i++) {
     const ep = await admin('POST', `/apps/${DEMO_US.client_id}/webhooks`, {
@@ -78,11 +83,12 @@ async function walk(path: string, id: string, limit: number) {
 }
 
 describe('every control API listing', () => {
-  it('is the ten listings, each declaring the shared Limit and Cursor and the next link', () => {
+  it('is the eleven listings, each declaring the shared Limit and Cursor and the next link', () => {
     expect(listings.map((op) => op.id).sort()).toEqual([
       'listApps',
       'listDevices',
       'listFaults',
+      'listPhones',
       'listRecorders',
       'listRequests',
       'listTranscriptions',

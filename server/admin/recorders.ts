@@ -10,7 +10,7 @@ const recorderDeps = (s: Services) => ({
   events: s.deviceEvents,
 });
 
-/** Control API over the device side of recorders: arrange a case, recordings, record presses. */
+/** Control API over the device side: recorders (arrange a case, recordings, record presses) and phones. */
 export const recorderAdminHandlers = {
   listRecorders: async (ctx) =>
     idPageReply(
@@ -62,6 +62,13 @@ export const recorderAdminHandlers = {
   pressRecord: async ({ body, params, services }) => ({
     status: 200,
     body: await pressRecord(recorderDeps(services), params.sn, body),
+  }),
+
+  listPhones: async (ctx) => idPageReply(ctx, await ctx.services.phones.page(pageQueryOf(ctx.query))),
+
+  arrangePhone: async ({ body, params, services }) => ({
+    status: 200,
+    body: await services.phones.arrange(params.phone_id, body),
   }),
 
   deleteRecorderRecording: async ({ params, services }) => {

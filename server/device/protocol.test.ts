@@ -92,10 +92,11 @@ describe('recordings', () => {
     await http('POST', `${sim.admin}/recorders/${sn}/recordings`, { json: { duration_s: 2.4 } });
     const id = await connected(sn);
     const { files } = (await on(id, 'GET', '/recordings')).body;
-    // Oldest first: the fixture (4.695 s) started before the generated one (2.4 s).
-    expect(files.map((f: { duration: number }) => f.duration)).toEqual([4.695, 2.4]);
-    const real = files.find((f: { duration: number }) => f.duration > 4)!;
-    const gen = files.find((f: { duration: number }) => f.duration === 2.4)!;
+    // Oldest first: the fixture (4.695 s) started before the generated one (2.4 s); an
+    // Android phone lists whole seconds, as both Android bridges compute them.
+    expect(files.map((f: { duration: number }) => f.duration)).toEqual([4, 2]);
+    const real = files.find((f: { duration: number }) => f.duration === 4)!;
+    const gen = files.find((f: { duration: number }) => f.duration === 2)!;
     const res = await fetch(dev(`/phones/${id}/recordings/${real.sessionId}/audio?format=wav`));
     const { readFile } = await import('node:fs/promises');
     expect(Buffer.from(await res.arrayBuffer()).equals(await readFile('fixtures/audio/hello.wav'))).toBe(
@@ -124,10 +125,29 @@ describe('recordings', () => {
     const press = (json: unknown) => http('POST', `${sim.admin}/recorders/${sn}/record`, { json });
     expect((await press({ action: 'start', scene: 1 })).body.recording).toMatchObject({ scene: 1 });
     expect((await press({ action: 'start' })).body.detail).toBe('ALREADY_RECORDING');
+    expect((await press({ action: 'resume' })).body.detail).toBe('NOT_PAUSED');
+    expect((await press({ action: 'pause' })).body.recording.paused_at).toEqual(expect.any(String));
+    expect((await press({ action: 'pause' })).body.detail).toBe('ALREADY_PAUSED');
+    expect((await press({ action: 'resume' })).body.recording.paused_at).toBeNull();
     const stopped = await press({ action: 'stop', duration_s: 30 });
     expect(stopped.body.recordings).toHaveLength(1);
-    const names = (await events(id)).events.map((e: { name: string }) => e.name);
-    expect(names.slice(-2)).toEqual(['recordStart', 'recordStop']);
+    const evs = (await events(id)).events as Array<{ name: string; data: Record<string, unknown> }>;
+    expect(evs.slice(-4).map((e) => e.name)).toEqual([
+      'recordStart',
+      'recordPause',
+      'recordResume',
+      'recordStop',
+    ]);
+    const [start, pause, resume] = evs.slice(-4).map((e) => e.data);
+    expect(start).toMatchObject({ reason: 0, scene: 1 });
+    expect(Object.keys(pause!).sort()).toEqual(['fileExist', 'fileSize', 'reason', 'sessionId']);
+    expect(resume).toEqual({
+      sessionId: start!.sessionId,
+      start: start!.start,
+      status: 0,
+      scene: 1,
+      startTime: start!.startTime,
+    });
     expect((await on(id, 'GET', '/recordings')).body.files[0]).toMatchObject({ duration: 30, scenes: 1 });
     expect((await press({ action: 'stop' })).body.detail).toBe('NOT_RECORDING');
   });
@@ -160,6 +180,47 @@ describe('timing follows the app clock', () => {
       ['connectFail', { mac: c.body.uuid, reason: 'TOKEN_NOT_MARCH' }],
     ]);
     expect(after.next_at).toBeNull();
+  });
+
+  it("answers a connect made during an open scan window when settles_at says, not at the window's end", async () => {
+    const sn = fresh();
+    await arrange(sn, 'never_paired');
+    const id = await phone({ platform: 'android' });
+    await on(id, 'POST', '/scan', { window_ms: 30_000 });
+    const c = await on(id, 'POST', '/connect', { serialNumber: sn });
+    expect(c.body.outcome).toBe('paired');
+    expect(Date.parse(c.body.settles_at) - Date.parse(c.body.started_at)).toBeLessThan(2000);
+    await http('POST', `${sim.admin}/clock`, { json: { client_id: DEMO_US.client_id, advance_ms: 1500 } });
+    const names = (await events(id)).events.map((e: { name: string }) => e.name);
+    expect(names).toContain('bind');
+    expect((await on(id, 'GET', '')).body).toMatchObject({ connected: true, scanning: false });
+  });
+
+  it("settles a depair's pending link drop on disconnect: a quick reconnect is not refused", async () => {
+    const sn = fresh();
+    await arrange(sn, 'never_paired');
+    const id = await phone({ platform: 'ios' });
+    await on(id, 'POST', '/scan', { window_ms: 200 });
+    await on(id, 'POST', '/connect', { serialNumber: sn });
+    await http('POST', `${sim.admin}/clock`, { json: { client_id: DEMO_US.client_id, advance_ms: 1500 } });
+    const paired = await events(id);
+    const d = await on(id, 'POST', '/depair', { clear: false });
+    await on(id, 'POST', '/disconnect');
+    // The disconnect settles the depair at once: its result and the link's end are due now.
+    const settled = await events(id, paired.cursor);
+    expect(settled.events.map((e: { name: string; data: unknown }) => [e.name, e.data])).toEqual([
+      ['depair', { status: 0 }],
+      ['connectState', { connected: false, failed: false, state: 0 }],
+    ]);
+    await on(id, 'POST', '/scan', { window_ms: 200 });
+    expect((await on(id, 'POST', '/connect', { uuid: d.body.uuid })).body.outcome).toBe('paired');
+    await http('POST', `${sim.admin}/clock`, { json: { client_id: DEMO_US.client_id, advance_ms: 1500 } });
+    const after = (await events(id, settled.cursor)).events as Array<{
+      name: string;
+      data: { state?: number };
+    }>;
+    // The reconnect hears its own link come up, and nothing of the old link after it.
+    expect(after.filter((e) => e.name === 'connectState').map((e) => e.data.state)).toEqual([1]);
   });
 
   it('changes the radio id on depair, so the old uuid needs a rescan', async () => {

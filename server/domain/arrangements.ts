@@ -5,7 +5,7 @@ import type { components } from '../spec/admin-types.js';
 import { checkType, normalizeSerial } from './deviceModel.js';
 import type { DeviceRegistry } from './devices.js';
 import type { PhoneService } from './phones.js';
-import { freeSessionId, type RecorderRecord, randomMac } from './recorderModel.js';
+import { freeSessionId, nextRadio, type RecorderRecord } from './recorderModel.js';
 import type { RecorderRegistry } from './recorders.js';
 
 type Admin = components['schemas'];
@@ -22,6 +22,25 @@ const MESSAGES: Record<Expect['recovery'], string> = {
   not_found: 'device not found by the scan',
   recording_now: 'the device is recording; stop it, then connect',
 };
+
+/**
+ * What the native recovery can observe through each bridge: only Capacitor Android relays
+ * `RECORDING_NOW` (connectFail); elsewhere a busy recorder's refusal looks like a lock, and
+ * the algorithm goes on to the cloud state (device-sdk-notes, fourth pass).
+ */
+function byBridge(
+  recovery: Expect['recovery'],
+  cloud: { is_bind: boolean | null; bind_history?: string[] } | 'unsigned',
+) {
+  const end = (r: Expect['recovery']) => ({ recovery: r, message: MESSAGES[r] });
+  if (recovery !== 'recording_now')
+    return { ios: end(recovery), android: end(recovery), capacitor_android: end(recovery) };
+  const history = cloud === 'unsigned' ? [] : (cloud.bind_history ?? []);
+  const lockLike = end(
+    cloud !== 'unsigned' && cloud.is_bind === true ? 'refused' : history.length ? 'no_match' : 'no_history',
+  );
+  return { ios: lockLike, android: lockLike, capacitor_android: end(recovery) };
+}
 
 /** The app that owns devices bound "to another account" by an arrangement. */
 const OTHER_APP = 'other-app';
@@ -43,7 +62,11 @@ export async function arrange(
 ): Promise<Admin['Arrangement']> {
   const sn = normalizeSerial(rawSn);
   const type = checkType(sn, undefined, ['path', 'type']);
-  const id = () => `client_user_${deps.random.uuid()}`;
+  const before = await deps.recorders.record(sn);
+  const radio = nextRadio(deps.random, sn, before);
+  // Per serial and radio life: a seeded instance repeats a run, yet recorders' ids differ.
+  const ids = deps.random.fork(`${sn}/${radio.radio_gen}`);
+  const id = () => `client_user_${ids.uuid()}`;
   const user = req.user?.sub;
   if (req.cloud !== undefined && req.case !== 'classic_lock')
     throw SimError.invalidField(['body', 'cloud'], 'cloud is only allowed with case classic_lock');
@@ -104,13 +127,12 @@ export async function arrange(
       recovery = 'not_needed';
       break;
   }
-  const before = await deps.recorders.record(sn);
   await deps.phones.detach(before);
   const rec: RecorderRecord = {
     sn,
     type,
     in_range: true,
-    mac: randomMac(deps.random),
+    ...radio,
     paired_to: paired,
     battery: 85,
     firmware: 'V0095@0205',
@@ -135,6 +157,6 @@ export async function arrange(
     recorder,
     locked_to: paired,
     // A prediction, and worded as one: nothing has been tried yet.
-    expect: { recovery, message: `recovery would end: ${MESSAGES[recovery]}` },
+    expect: { recovery, message: `recovery would end: ${MESSAGES[recovery]}`, by_bridge: byBridge(recovery, cloud) },
   };
 }

@@ -6,6 +6,7 @@ import type { components } from '../spec/api-types.js';
 import { fixtureError, readFixture } from '../spec/fixtures.js';
 import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
+import type { Region } from './apps.js';
 import {
   type BindAnswer,
   type Binding,
@@ -57,7 +58,7 @@ export class DeviceRegistry implements Lifecycle {
     store: Store,
     private readonly random: Random,
     /** Serial signatures and SDK key pairs; tests that never sign may leave it out. */
-    private readonly keys: SdkKeys = new SdkKeys(random.bytes(32)),
+    private readonly keys: SdkKeys = new SdkKeys(),
   ) {
     this.devices = store.collection<DeviceRecord>('devices');
   }
@@ -69,21 +70,22 @@ export class DeviceRegistry implements Lifecycle {
     return bindingOf(rec);
   }
 
-  /** sn-sign: register the serial (if new) and answer its signature with its binding. */
-  async signed(ref: DeviceRef): Promise<Binding & { signature: string }> {
+  /** sn-sign: register the serial (if new) and answer its signature (the region's key) with its binding. */
+  async signed(ref: DeviceRef, region: Region): Promise<Binding & { signature: string }> {
     const binding = await this.sign(ref, 'body');
     const sn = normalizeSerial(ref.sn);
-    return { signature: this.keys.signature(checkType(sn, ref.type, ['body', 'type']), sn), ...binding };
+    const type = checkType(sn, ref.type, ['body', 'type']);
+    return { signature: await this.keys.signature(region, type, sn), ...binding };
   }
 
-  /** sn-verify: is `signature` what sn-sign answers for this serial and type? */
-  verify(ref: DeviceRef & { signature: string }): { is_valid: boolean } {
+  /** sn-verify: is `signature` what sn-sign answers for this serial and type in this region? */
+  async verify(ref: DeviceRef & { signature: string }, region: Region): Promise<{ is_valid: boolean }> {
     const sn = this.serialOf(ref, 'body');
-    return { is_valid: this.keys.verify(ref.type, sn, ref.signature) };
+    return { is_valid: await this.keys.verify(region, ref.type, sn, ref.signature) };
   }
 
   /** gen-key: the SDK's RSA key pair. */
-  keyPair(): Promise<{ publicKey: string; privateKey: string }> {
+  keyPair() {
     return this.keys.keyPair();
   }
 
@@ -188,6 +190,11 @@ export class DeviceRegistry implements Lifecycle {
       }
     });
     return list;
+  }
+
+  /** A full reset emptied the store, its signing keys too: the next signature uses a new one. */
+  async resetAll(): Promise<void> {
+    this.keys.forget();
   }
 
   async checkFixtures(dir: string): Promise<void> {

@@ -13,7 +13,7 @@ import {
   schedule,
   uuidFor,
 } from './phoneModel.js';
-import { accountOfToken, handshakeTokenOf, type RecorderRecord, randomMac } from './recorderModel.js';
+import { accountOfToken, handshakeTokenOf, nextRadio, type RecorderRecord } from './recorderModel.js';
 
 type Dev = components['schemas'];
 
@@ -82,6 +82,12 @@ export function openConnection(
     reason,
   };
   const evs = handshakeEvents(cur, base);
+  // Connecting ends the scan (both bridges stop it first), so its pending events cannot hold
+  // the handshake's back; a depair's pending link drop is no answer to this connect.
+  const ready: PhoneRecord = {
+    ...settleDepair(dropPending(cur, 'scan', now), now, false),
+    scan_ends_at: null,
+  };
   const c: ConnectionRecord = {
     ...base,
     handshake_token: token,
@@ -91,7 +97,7 @@ export function openConnection(
     settles_at: now + Math.max(0, ...evs.map((e) => e.after)),
   };
   const next = schedule(
-    { ...cur, connection: c },
+    { ...ready, connection: c },
     evs.map((e) => ({ at: now + e.after, name: e.name, data: e.data, tag: 'conn' as const })),
   );
   return { next, view: connectionView(c, now) };
@@ -102,7 +108,8 @@ export function closeConnection(
   cur: PhoneRecord,
   now: number,
 ): { next: PhoneRecord; sn: string | undefined } {
-  if (!cur.connection) return { next: cur, sn: undefined };
+  // After a depair the link is already going: the disconnect settles it now.
+  if (!cur.connection) return { next: settleDepair(cur, now, true), sn: undefined };
   const wasUp = cur.connection.outcome === 'paired';
   let next: PhoneRecord = { ...dropPending(cur, 'conn', now), connection: null };
   if (wasUp)
@@ -119,26 +126,46 @@ export function depairedRecorder(
   random: Random,
 ): { next: RecorderRecord; result: { mac: string; deleted: number } } {
   const wipe = clear && rec.clear_deletes_recordings;
-  const mac = randomMac(random);
+  const radio = nextRadio(random, rec.sn, rec);
+  const mac = radio.mac;
   const next = {
     ...rec,
+    ...radio,
     paired_to: null,
-    mac,
     connected_phone: null,
     recordings: wipe ? [] : rec.recordings,
   };
   return { next, result: { mac, deleted: wipe ? rec.recordings.length : 0 } };
 }
 
+/**
+ * A depair's pending events (its result, then the link drop) made due now, as the app moved
+ * on (a disconnect, `keepDrop`) or dropped the drop (a new connect: the old link's end must
+ * not read as this connect's refusal).
+ */
+function settleDepair(cur: PhoneRecord, now: number, keepDrop: boolean): PhoneRecord {
+  const pending = (e: PhoneRecord['events'][number]) => e.tag === 'drop' && e.at > now;
+  const settled = cur.events.filter(pending);
+  if (!settled.length) return cur;
+  const rest: PhoneRecord = { ...cur, events: cur.events.filter((e) => !pending(e)) };
+  return schedule(
+    rest,
+    settled
+      .filter((e) => keepDrop || e.name !== 'connectState')
+      .map((e) => ({ at: now, name: e.name, data: e.data })),
+  );
+}
+
 /** The phone after a depair of `sn`: it forgets the recorder, then hears depair and the drop. */
 export function depairedPhone(cur: PhoneRecord, sn: string, now: number): PhoneRecord {
   const { [sn]: _gone, ...seen } = cur.seen;
   return schedule({ ...dropPending(cur, 'conn', now), connection: null, seen }, [
-    { at: now + delay(cur, 'depair'), name: 'depair', data: { status: 0 } },
+    { at: now + delay(cur, 'depair'), name: 'depair', data: { status: 0 }, tag: 'drop' },
     {
       at: now + delay(cur, 'depairDrop'),
       name: 'connectState',
       data: { connected: false, failed: false, state: 0 },
+      tag: 'drop',
     },
   ]);
 }

@@ -15,13 +15,18 @@ export type EventName = Dev['Event']['name'];
 type Platform = Dev['Platform'];
 export type RefusalReason = 'TOKEN_NOT_MARCH' | 'RECORDING_NOW' | 'BLE_CONNECT_FAILED';
 
+type EventTag = 'scan' | 'conn' | 'drop';
+
 interface StoredEvent {
   seq: number;
   at: number;
   name: EventName;
   data: Record<string, unknown>;
-  /** What scheduled it: a scan's events go when the scan stops, a connection's when it ends. */
-  tag?: 'scan' | 'conn';
+  /**
+   * What scheduled it: a scan's events go when the scan stops, a connection's when it ends,
+   * a depair's link drop when the app disconnects or connects again first.
+   */
+  tag?: EventTag;
 }
 
 export interface ConnectionRecord {
@@ -45,6 +50,9 @@ export interface PhoneRecord {
   platform: Platform;
   timing: 'hardware' | 'instant';
   honour_device_token: boolean;
+  /** The phone's Bluetooth and the app's permissions (phoneRadio.ts); absent: on, granted. */
+  bluetooth?: 'on' | 'off';
+  permissions?: 'granted' | 'denied';
   /** Serial → the MAC it had when this phone's scan saw it. */
   seen: Record<string, string>;
   scan_ends_at: number | null;
@@ -85,7 +93,7 @@ export const uuidFor = (p: Pick<PhoneRecord, 'platform'>, mac: string): string =
  */
 export function schedule(
   p: PhoneRecord,
-  items: Array<{ at: number; name: EventName; data: Record<string, unknown>; tag?: 'scan' | 'conn' }>,
+  items: Array<{ at: number; name: EventName; data: Record<string, unknown>; tag?: EventTag }>,
 ): PhoneRecord {
   const events = [...p.events];
   let seq = p.seq;
@@ -98,7 +106,7 @@ export function schedule(
 }
 
 /** Drop the not-yet-due events of `tag` (a stopped scan, an ended connection). */
-export function dropPending(p: PhoneRecord, tag: 'scan' | 'conn', now: number): PhoneRecord {
+export function dropPending(p: PhoneRecord, tag: EventTag, now: number): PhoneRecord {
   return { ...p, events: p.events.filter((e) => e.tag !== tag || e.at <= now) };
 }
 
@@ -133,6 +141,8 @@ export function phoneView(p: PhoneRecord, now: number): PhoneView {
     platform: p.platform,
     timing: p.timing,
     honour_device_token: p.honour_device_token,
+    bluetooth: p.bluetooth ?? 'on',
+    permissions: p.permissions ?? 'granted',
     scanning: p.scan_ends_at !== null && now < p.scan_ends_at,
     connected: isConnected(p, now),
     connection: p.connection ? connectionView(p.connection, now) : null,

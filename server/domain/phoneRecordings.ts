@@ -18,7 +18,9 @@ export class PhoneRecordings {
   ) {}
 
   async list(id: string, after = 0): Promise<Dev['FileList']> {
-    const { rec } = await this.phones.connectedRecorder(id);
+    const { phone, rec } = await this.phones.connectedRecorder(id);
+    // Both Android bridges compute whole seconds (size → opus ms / 1000); iOS's SDK gives its own.
+    const seconds = phone.platform === 'android' ? Math.floor : (s: number) => s;
     const files = rec.recordings
       .filter((r) => r.session_id > after)
       .map((r) => ({
@@ -29,7 +31,7 @@ export class PhoneRecordings {
         channels: r.channels,
         isOgg: false,
         isMusic: false,
-        duration: r.duration_s,
+        duration: seconds(r.duration_s),
       }));
     return { files };
   }

@@ -3,6 +3,7 @@ import { SimError } from '../core/errors.js';
 import type { Lifecycle } from '../core/lifecycle.js';
 import type { Random } from '../core/random.js';
 import type { components } from '../spec/device-types.js';
+import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
 import type { Region } from './apps.js';
 import type { DeviceEvents, DisconnectReason } from './deviceEvents.js';
@@ -28,6 +29,13 @@ import {
   schedule,
   uuidFor,
 } from './phoneModel.js';
+import {
+  arranged,
+  type PhoneArrangement,
+  type PhoneSummary,
+  phoneSummary,
+  requireRadio,
+} from './phoneRadio.js';
 import { scannedDevices, scheduleScan } from './phoneScan.js';
 import { handshakeTokenOf, type RecorderRecord } from './recorderModel.js';
 import type { RecorderRegistry } from './recorders.js';
@@ -68,6 +76,8 @@ export class PhoneService implements Lifecycle {
       platform: opts.platform ?? 'android',
       timing: opts.timing ?? 'hardware',
       honour_device_token: opts.honour_device_token ?? false,
+      bluetooth: opts.bluetooth ?? 'on',
+      permissions: opts.permissions ?? 'granted',
       seen: {},
       scan_ends_at: null,
       connection: null,
@@ -76,6 +86,21 @@ export class PhoneService implements Lifecycle {
     };
     await this.phones.put(p.phone_id, p);
     return phoneView(p, this.now(p));
+  }
+
+  /** The control API's listing, in id order, one app's phones when it names one. */
+  async page(q: PageQuery): Promise<Page<PhoneSummary>> {
+    const page = await recordPage(this.phones, (p) => p.phone_id, q);
+    return { ...page, items: page.items.map(phoneSummary) };
+  }
+
+  /** Bluetooth and permissions set as the phone's user would (the control API). */
+  async arrange(id: string, a: PhoneArrangement): Promise<PhoneSummary> {
+    return this.phones.update(id, (cur) => {
+      if (!cur) throw phoneNotFound(id);
+      const next = arranged(cur, a);
+      return { next, result: phoneSummary(next) };
+    });
   }
 
   async get(id: string): Promise<PhoneView> {
@@ -104,6 +129,7 @@ export class PhoneService implements Lifecycle {
 
   async scan(id: string, windowMs: number | undefined): Promise<Dev['ScanAnswer']> {
     const p0 = await this.must(id);
+    requireRadio(p0);
     const now = this.now(p0);
     const { found, devices } = scannedDevices(p0, await this.recorders.inRange());
     const window = p0.timing === 'instant' ? 0 : (windowMs ?? 10000);
@@ -129,6 +155,7 @@ export class PhoneService implements Lifecycle {
     if (req.uuid === undefined && req.serialNumber === undefined)
       throw SimError.invalidField(['body'], 'Name the recorder by uuid or serialNumber', 'missing');
     const p = await this.must(id);
+    requireRadio(p);
     const sn = resolveSerial(p, req);
     if (p.connection) await this.disconnect(id, 'reconnect');
     const token = offeredToken(p, req);
@@ -153,7 +180,6 @@ export class PhoneService implements Lifecycle {
     const { view, sn, next } = await this.phones.update(id, (cur) => {
       if (!cur) throw phoneNotFound(id);
       const now = this.now(cur);
-      if (!cur.connection) return { result: { view: phoneView(cur, now), sn: undefined, next: cur } };
       const { next, sn } = closeConnection(cur, now);
       return { next, result: { view: phoneView(next, now), sn, next } };
     });
@@ -190,7 +216,7 @@ export class PhoneService implements Lifecycle {
   async deliver(
     phoneId: string | null,
     sn: string,
-    name: 'recordStart' | 'recordStop',
+    name: 'recordStart' | 'recordStop' | 'recordPause' | 'recordResume',
     data: Record<string, unknown>,
   ): Promise<void> {
     if (!phoneId) return;

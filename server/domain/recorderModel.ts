@@ -29,6 +29,8 @@ export interface RecorderRecord {
   range?: 'in' | 'out';
   /** The radio id as a MAC (Android's form); iOS sees a UUID derived from it. */
   mac: string;
+  /** How many radio ids it has had (each depair or arrangement takes a new one). */
+  radio_gen?: number;
   paired_to: string | null;
   battery: number;
   firmware: string;
@@ -58,11 +60,26 @@ export function accountOfToken(idOrToken: string): string {
   return `client_user_${formatUuid(Buffer.from(idOrToken, 'hex'))}`;
 }
 
-/** A fresh locally administered unicast MAC, upper case with colons. */
-export function randomMac(random: Random): string {
-  const b = random.bytes(6);
-  b[0] = (b[0]! & 0xfc) | 0x02;
-  return [...b].map((x) => x.toString(16).padStart(2, '0').toUpperCase()).join(':');
+const macOf = (b: Buffer): string => {
+  b[0] = (b[0]! & 0xfc) | 0x02; // locally administered, unicast
+  return [...b.subarray(0, 6)].map((x) => x.toString(16).padStart(2, '0').toUpperCase()).join(':');
+};
+
+/**
+ * The radio id of a recorder's `gen`-th pairing life: a fresh MAC from the CSPRNG, or, on a
+ * seeded instance, one derived from the seed, the serial and the generation, so a run is
+ * repeatable and yet no two recorders (nor two lives of one) share an id. A stream drawn per
+ * request would hand every recorder the same id.
+ */
+function radioIdOf(random: Random, sn: string, gen: number): string {
+  if (random.seed === undefined) return macOf(random.bytes(6));
+  return macOf(createHash('sha256').update(`radio\u0000${random.seed}\u0000${sn}\u0000${gen}`).digest());
+}
+
+/** The recorder's next radio life: its generation and its id. */
+export function nextRadio(random: Random, sn: string, prev?: { radio_gen?: number }) {
+  const radio_gen = (prev?.radio_gen ?? 0) + 1;
+  return { radio_gen, mac: radioIdOf(random, sn, radio_gen) };
 }
 
 /** iOS shows a peripheral UUID, not the MAC: derived from it, so it changes with it too. */
@@ -104,7 +121,7 @@ export function recorderFrom(
     sn,
     type,
     in_range: state.in_range ?? true,
-    mac: state.uuid ?? randomMac(random),
+    ...(state.uuid ? { mac: state.uuid, radio_gen: prev?.radio_gen ?? 0 } : nextRadio(random, sn, prev)),
     paired_to: state.paired_to ?? null,
     battery: state.battery ?? 85,
     firmware: state.firmware ?? 'V0095@0205',

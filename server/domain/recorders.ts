@@ -29,7 +29,7 @@ type RecordPress = components['schemas']['RecordPress'];
 /** A bridge event a recorder sends to the phone connected to it (recordStart/recordStop). */
 interface DeviceEvent {
   phone: string;
-  name: 'recordStart' | 'recordStop';
+  name: 'recordStart' | 'recordStop' | 'recordPause' | 'recordResume';
   data: Record<string, unknown>;
 }
 
@@ -88,10 +88,26 @@ export class RecorderRegistry {
   ): Promise<{ view: RecorderView; before: RecorderRecord | undefined }> {
     const sn = normalizeSerial(rawSn);
     const type = checkType(sn, undefined, ['path', 'type']);
+    if (state.uuid) await this.refuseTakenRadioId(sn, state.uuid);
     return this.recorders.update(sn, (prev) => {
       const next = withRange(recorderFrom(sn, type, state, this.random, prev));
       return { next, result: { view: recorderViewOf(next), before: prev } };
     });
+  }
+
+  /** A connect by uuid must reach one recorder: a radio id another recorder holds is refused. */
+  private async refuseTakenRadioId(sn: string, uuid: string): Promise<void> {
+    const all = [
+      ...(await this.recorders.findBy('range', 'in')),
+      ...(await this.recorders.findBy('range', 'out')),
+    ];
+    const holder = all.find((r) => r.sn !== sn && r.mac.toUpperCase() === uuid.toUpperCase());
+    if (holder)
+      throw SimError.invalidField(
+        ['body', 'uuid'],
+        `${uuid} is the radio id of recorder ${holder.sn}; a radio id names one recorder`,
+        'value_error',
+      );
   }
 
   /** Replace the whole record (arrangements), recordings dropped. */
@@ -211,29 +227,40 @@ export class RecorderRegistry {
   async press(sn: string, p: RecordPress): Promise<Pressed> {
     const now = this.clock.now();
     return this.change<Pressed>(sn, (rec) => {
-      if (p.action === 'start') {
-        if (rec.recording)
-          throw SimError.conflict('ALREADY_RECORDING', `Recorder ${rec.sn} is already recording.`);
-        if (rec.battery < BATTERY_LOW)
-          throw SimError.conflict(
-            'BATTERY_LOW',
-            `Recorder ${rec.sn} has ${rec.battery} % battery; it will not record under ${BATTERY_LOW} %.`,
-          );
-        const session_id = freeSessionId(rec, now / 1000);
-        const recording = { session_id, start_time: iso(session_id * 1000), scene: p.scene ?? 0 };
-        const next = { ...rec, recording };
-        const data = {
-          sessionId: session_id,
-          start: session_id,
-          status: 0,
-          scene: recording.scene,
-          startTime: session_id * 1000,
-        };
-        return pressed(rec, next, 'recordStart', data);
-      }
+      if (p.action === 'start') return startPressed(rec, p, now);
       if (!rec.recording) throw SimError.conflict('NOT_RECORDING', `Recorder ${rec.sn} is not recording.`);
-      const { session_id, start_time, scene } = rec.recording;
-      const duration = p.duration_s ?? Math.max(1, Math.round((now - session_id * 1000) / 100) / 10);
+      const cur = rec.recording;
+      const { session_id, start_time, scene } = cur;
+      const pausedMs = (cur.paused_s ?? 0) * 1000 + (cur.paused_at ? now - Date.parse(cur.paused_at) : 0);
+      const elapsed = Math.max(1, Math.round((now - session_id * 1000 - pausedMs) / 100) / 10);
+      if (p.action === 'pause' || p.action === 'resume') {
+        const pause = p.action === 'pause';
+        if (pause === Boolean(cur.paused_at))
+          throw SimError.conflict(
+            pause ? 'ALREADY_PAUSED' : 'NOT_PAUSED',
+            `Recorder ${rec.sn}'s recording is ${pause ? 'already' : 'not'} paused.`,
+          );
+        const recording = pause
+          ? { ...cur, paused_at: iso(now) }
+          : { ...cur, paused_at: null, paused_s: pausedMs / 1000 };
+        const next = { ...rec, recording };
+        // As the bridges relay bleRecordPause / bleRecordResume (stop's and start's shapes).
+        return pause
+          ? pressed(rec, next, 'recordPause', {
+              sessionId: session_id,
+              reason: 0,
+              fileExist: true,
+              fileSize: generatedSize(elapsed),
+            })
+          : pressed(rec, next, 'recordResume', {
+              sessionId: session_id,
+              start: session_id,
+              status: 0,
+              scene,
+              startTime: session_id * 1000,
+            });
+      }
+      const duration = p.duration_s ?? elapsed;
       const r: RecordingRecord = {
         session_id,
         start_time,
@@ -255,6 +282,28 @@ export class RecorderRegistry {
     if (!rec) throw notFound(sn);
     return rec;
   }
+}
+
+/** Record pressed on an idle recorder: a new session (unless the battery is too low). */
+function startPressed(rec: RecorderRecord, p: RecordPress, now: number) {
+  if (rec.recording) throw SimError.conflict('ALREADY_RECORDING', `Recorder ${rec.sn} is already recording.`);
+  if (rec.battery < BATTERY_LOW)
+    throw SimError.conflict(
+      'BATTERY_LOW',
+      `Recorder ${rec.sn} has ${rec.battery} % battery; it will not record under ${BATTERY_LOW} %.`,
+    );
+  const session_id = freeSessionId(rec, now / 1000);
+  const recording = { session_id, start_time: iso(session_id * 1000), scene: p.scene ?? 0 };
+  const data = {
+    sessionId: session_id,
+    start: session_id,
+    status: 0,
+    scene: recording.scene,
+    startTime: session_id * 1000,
+    // Both bridges relay bleRecordStart's reason (0: the button; meanings undocumented).
+    reason: 0,
+  };
+  return pressed(rec, { ...rec, recording }, 'recordStart', data);
 }
 
 /** A press's change: the recorder after it, and the event for the phone connected before it. */

@@ -16,6 +16,8 @@ export interface TokenClaims extends JwtClaims {
   region: Region;
   /** `client_user_<uuid>` on user tokens; the client id on partner tokens. */
   sub: string;
+  /** User tokens: the partner's own user id, as sent (public clients refuse a token without it). */
+  user_id?: string;
   jti: string;
   /** The app's `incarnation` when the token was minted (absent on tokens of older apps). */
   app_inc?: string;
@@ -81,6 +83,7 @@ export class TokenService {
     app: { client_id: string; region: Region; incarnation?: string | undefined },
     sub: string,
     ttlS: number,
+    extra: { user_id?: string } = {},
   ): string {
     const iat = epochSeconds(this.clockOf(app.client_id).now());
     return signJwt(
@@ -89,6 +92,7 @@ export class TokenService {
         client_id: app.client_id,
         region: app.region,
         sub,
+        ...extra,
         iat,
         exp: iat + ttlS,
         jti: this.random.hex(8),
@@ -137,7 +141,7 @@ export class TokenService {
     // The partner token was checked against the app's incarnation: the user token inherits it.
     const app = { client_id: partner.client_id, region: partner.region, incarnation: partner.app_inc };
     return {
-      access_token: this.sign('user', app, sub, ttl),
+      access_token: this.sign('user', app, sub, ttl, { user_id: userId }),
       token_type: 'bearer' as const,
       expires_in: ttl,
     };

@@ -54,7 +54,8 @@ export async function exportAudio(
   } catch (e) {
     if (isProtocol(e, 409)) throw new BridgeError('ERR_PLAUD_EXPORT', MESSAGES.exportNotConnected);
     if (isProtocol(e, 404)) throw new BridgeError('ERR_PLAUD_EXPORT', MESSAGES.exportNoSession);
-    if (isProtocol(e, 406, 422)) throw new BridgeError('ERR_PLAUD_EXPORT', (e as Error).message);
+    if (isProtocol(e, 406, 422))
+      throw new BridgeError('ERR_PLAUD_EXPORT', `cannot export as ${format}: ${e.reason}`);
     throw e;
   }
   for (const progress of [0, 25, 50, 75, 100]) {

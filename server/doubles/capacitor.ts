@@ -1,15 +1,15 @@
+import { capacitorEvent } from './capacitorShape.js';
 import { BridgeCore } from './core.js';
 import { BridgeError } from './errors.js';
 import { coreOptions, type DoubleOptions } from './options.js';
-import {
-  type BridgeMethods,
-  type ConnectOptions,
-  type EventName,
-  type EventPayloads,
-  type ExportOptions,
-  type InitOptions,
-  type ScanDevice,
-  SHARED_EVENTS,
+import type {
+  BridgeMethods,
+  ConnectOptions,
+  EventName,
+  EventPayloads,
+  ExportOptions,
+  InitOptions,
+  ScanDevice,
 } from './types.js';
 
 /**
@@ -52,10 +52,11 @@ export class PlaudSdkWeb implements BridgeMethods {
   private readonly fetcher: typeof fetch;
 
   constructor(options: DoubleOptions = {}) {
-    const android = (options.platform ?? 'ios') === 'android';
-    // Capacitor's Android build bridges the SDK's diagnostics too; iOS never fires them.
+    const platform = options.platform ?? 'ios';
+    // Each platform's plugin payloads (Android: diagnostics, macAddress, connectFail details).
     this.core = new BridgeCore(coreOptions(options, 'capacitor'), (name, data) => {
-      if (android || SHARED_EVENTS.includes(name)) this.notifyListeners(name, data);
+      const shaped = capacitorEvent(platform, name, data);
+      if (shaped !== undefined) this.notifyListeners(name, shaped);
     });
     this.fetcher = options.fetch ?? ((...a) => globalThis.fetch(...a));
   }

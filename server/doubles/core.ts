@@ -1,11 +1,23 @@
 import { ExportStore, exportAudio } from './audioExport.js';
-import { BridgeError, MESSAGES } from './errors.js';
+import { CAPACITOR_MESSAGES } from './capacitorShape.js';
+import { BridgeError, MESSAGES, radioRefusal } from './errors.js';
 import { type Pump, startPump } from './eventPump.js';
 import { type Emit, showLocalRefusal } from './handshakeShow.js';
-import { type ConnectRequest, createPhone, type Fetch, isProtocol, type PhoneClient } from './phoneClient.js';
+import {
+  type ConnectRequest,
+  createPhone,
+  type Fetch,
+  isProtocol,
+  type PhoneClient,
+  ProtocolError,
+  type ScanAnswer,
+} from './phoneClient.js';
+import { connectRefused, type RadioContext, scanRefused } from './radioAnswers.js';
+import { type Reporter, reportOnce } from './reachability.js';
 import { deviceMountFor, sdkHostFor } from './sdkCloud.js';
 import { type Timing, type Wait, waitFor } from './timing.js';
 import type {
+  Bridge,
   ConnectOptions,
   ExportOptions,
   ExportResult,
@@ -20,6 +32,7 @@ import type {
  * answers a phone gives to calls out of order. The adapters add listeners and error shapes.
  */
 export interface CoreOptions {
+  bridge: Bridge;
   platform: Platform;
   /** The simulator the live hosts of `customDomain` stand for. */
   simulatorUrl: string;
@@ -48,11 +61,15 @@ export class BridgeCore {
   private connectRun = 0;
   private readonly exports = new ExportStore();
 
+  /** Background failures, a lost simulator once per loss. */
+  private readonly report: Reporter;
+
   constructor(
     private readonly o: CoreOptions,
     private readonly emit: Emit,
   ) {
     this.wait = waitFor(o.timing);
+    this.report = reportOnce(o.onError);
   }
 
   async initSDK(init: InitOptions): Promise<void> {
@@ -71,7 +88,7 @@ export class BridgeCore {
         return r;
       },
       (e) => {
-        this.o.onError(e);
+        this.report(e);
         return undefined;
       },
     );
@@ -109,7 +126,7 @@ export class BridgeCore {
         if (e.name !== 'scanResult') return;
         for (const d of (e.data as { devices: ScanDevice[] }).devices) this.seen.set(d.uuid, d);
       },
-      this.o.onError,
+      this.report,
     );
   }
 
@@ -123,16 +140,38 @@ export class BridgeCore {
   async startScan(): Promise<void> {
     const run = ++this.scanRun;
     const phone = await this.phone();
-    if (!phone) {
-      // No SDK session: Bluetooth never reports powered on; both bridges give up with this.
-      void this.wait('poweredOnWait').then(() => {
-        if (run === this.scanRun) this.emit('scanTimeout', { reason: 'bluetoothNotPoweredOn' });
-      });
+    // No SDK session: Bluetooth never reports powered on; both bridges give up with this.
+    if (!phone) return this.neverPoweredOn(run);
+    let scan: ScanAnswer | undefined;
+    try {
+      scan = await phone.scan();
+    } catch (e) {
+      const radio = radioRefusal(e);
+      if (!radio) this.report(e);
+      else scanRefused(this.radioContext(run), radio);
       return;
     }
-    const scan = await this.quietly(phone.scan());
-    for (const d of scan?.devices ?? []) this.seen.set(d.uuid, d);
+    for (const d of scan.devices) this.seen.set(d.uuid, d);
     this.kick();
+  }
+
+  private radioContext(run: number): RadioContext {
+    const { bridge, platform } = this.o;
+    return { bridge, platform, emit: this.emit, neverPoweredOn: () => this.neverPoweredOn(run) };
+  }
+
+  /** The bridges poll ~18 s for Bluetooth to power on, then give up with this. */
+  private neverPoweredOn(run: number): void {
+    void this.wait('poweredOnWait').then(() => {
+      if (run === this.scanRun) this.emit('scanTimeout', { reason: 'bluetoothNotPoweredOn' });
+    });
+  }
+
+  /** Android: whether the app holds its Bluetooth permissions (RN's requestPermissions). */
+  async permissionsGranted(): Promise<boolean> {
+    const phone = await this.phone();
+    const state = phone ? await this.quietly(phone.state()) : undefined;
+    return state?.permissions !== 'denied';
   }
 
   /**
@@ -143,7 +182,7 @@ export class BridgeCore {
     try {
       return await p;
     } catch (e) {
-      this.o.onError(e);
+      this.report(e);
       return undefined;
     }
   }
@@ -184,7 +223,13 @@ export class BridgeCore {
     const known =
       (body.uuid && this.seen.get(body.uuid)) ||
       [...this.seen.values()].find((d) => d.serialNumber === body.serialNumber);
-    if (!known || !phone) throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
+    const capAndroid = this.o.bridge === 'capacitor' && this.o.platform === 'android';
+    if (!known) throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
+    // The Capacitor Android plugin looks the device up, then checks the SDK is initialised.
+    if (!phone)
+      throw capAndroid
+        ? new BridgeError('ERR_PLAUD', CAPACITOR_MESSAGES.notInitialised)
+        : new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
     await this.quietly(phone.stopScan());
     if (!session || !(await session.keys)) {
       await this.quietly(phone.disconnect());
@@ -205,9 +250,16 @@ export class BridgeCore {
       if (isProtocol(e, 404) && e.detail === 'UNKNOWN_DEVICE') {
         throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
       }
+      const radio = radioRefusal(e);
+      if (radio) throw connectRefused(this.radioContext(this.scanRun), radio);
       if (isProtocol(e, 422) && body.pinned_id)
         throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.historicalIdInvalid);
-      throw new BridgeError('ERR_PLAUD_CONNECT', (e as Error).message);
+      if (isProtocol(e, 404) && e.detail === 'PHONE_NOT_FOUND')
+        throw new BridgeError('ERR_PLAUD_CONNECT', MESSAGES.phoneForgotten);
+      throw new BridgeError(
+        'ERR_PLAUD_CONNECT',
+        e instanceof ProtocolError ? e.reason : (e as Error).message,
+      );
     }
     this.kick();
   }
@@ -226,7 +278,7 @@ export class BridgeCore {
     try {
       await phone.depair(d?.clear ?? true);
     } catch (e) {
-      if (!isProtocol(e, 409)) this.o.onError(e);
+      if (!isProtocol(e, 409)) this.report(e);
       return;
     }
     this.kick();
@@ -249,7 +301,7 @@ export class BridgeCore {
         this.emit('fileList', files);
       })
       .catch((e) => {
-        if (!isProtocol(e, 409)) this.o.onError(e);
+        if (!isProtocol(e, 409)) this.report(e);
       });
   }
 

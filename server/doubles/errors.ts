@@ -32,4 +32,18 @@ export const MESSAGES = {
   // The SDK's export callback reports these as plain strings (wording is ours: undocumented).
   exportNotConnected: 'device not connected',
   exportNoSession: 'recording not found on the device',
+  // The React Native Android module's startScan without the runtime grants.
+  scanPermissions: 'Bluetooth permissions were denied — scanning is not possible',
+  connectPermissions: 'Bluetooth permissions are denied — cannot open a connection',
+  phoneForgotten: 'the simulator no longer knows this phone (a reset forgot it); call initSDK again',
 } as const;
+
+/** The device protocol's answer for a phone whose radio its user made unusable. */
+export type RadioRefusal = 'PERMISSION_DENIED' | 'BLUETOOTH_OFF';
+
+export function radioRefusal(e: unknown): RadioRefusal | undefined {
+  const d = (e as { status?: number; detail?: string } | undefined) ?? {};
+  return d.status === 409 && (d.detail === 'PERMISSION_DENIED' || d.detail === 'BLUETOOTH_OFF')
+    ? d.detail
+    : undefined;
+}

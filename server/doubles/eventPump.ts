@@ -1,5 +1,6 @@
 import type { Emit } from './handshakeShow.js';
-import { isProtocol, type PhoneClient } from './phoneClient.js';
+import { type EventPage, isProtocol, type PhoneClient } from './phoneClient.js';
+import { HOLD_MS, type Reporter, release, SimulatorUnreachable } from './reachability.js';
 import type { EventName, EventPayloads } from './types.js';
 
 /**
@@ -16,18 +17,24 @@ export interface Pump {
 // penState's fields are undocumented: what a connected, unlocked recorder reports here.
 const PEN_STATE = { state: 1, privacy: 0, keyState: 0, uDisk: 0 };
 
+/** A lost simulator is polled less and less often, up to this. */
+const BACKOFF_MAX_MS = 5_000;
+
 export function startPump(
   phone: PhoneClient,
   pollMs: number,
   emit: Emit,
   seen: (e: { name: EventName; data: unknown }) => void,
-  onError: (e: unknown) => void,
+  report: Reporter,
 ): Pump {
   let cursor = 0;
   let stopped = false;
   let running = false;
   let again = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let delay = pollMs;
+  let hold = false;
+  let lastNow: number | undefined;
   const round = async () => {
     if (running) {
       again = true;
@@ -40,6 +47,8 @@ export function startPump(
         again = false;
         const page = await phone.events(cursor);
         if (stopped) return;
+        report.reached();
+        delay = pollMs;
         cursor = page.cursor;
         for (const e of page.events) {
           const name = e.name as EventName;
@@ -49,14 +58,21 @@ export function startPump(
           emit(name, e.data as EventPayloads[typeof name]);
         }
         if (page.events.length === 500) again = true;
+        hold = imminent(page, lastNow);
+        lastNow = Date.parse(page.now);
       } while (again && !stopped);
     } catch (err) {
-      if (!stopped) onError(err);
+      hold = false;
+      if (!stopped) report(err);
       // The phone is gone (a reset forgot it): nothing more will come; report it once.
       if (isProtocol(err, 404)) stopped = true;
+      if (err instanceof SimulatorUnreachable) delay = Math.min(BACKOFF_MAX_MS, delay * 2);
     } finally {
       running = false;
-      if (!stopped) timer = setTimeout(round, pollMs);
+      if (!stopped) {
+        timer = setTimeout(round, delay);
+        if (!hold) release(timer);
+      }
     }
   };
   void round();
@@ -67,4 +83,16 @@ export function startPump(
       if (timer) clearTimeout(timer);
     },
   };
+}
+
+/**
+ * Whether the next poll holds the process open: only for an event the phone is about to get
+ * on a running app clock (a handshake settling, a depair). Idle listening (a record press may
+ * come any time), a far event or a frozen clock never keep a process alive.
+ */
+function imminent(page: EventPage, lastNow: number | undefined): boolean {
+  if (!page.next_at) return false;
+  const now = Date.parse(page.now);
+  const running = lastNow === undefined || now > lastNow;
+  return running && Date.parse(page.next_at) - now <= HOLD_MS;
 }

@@ -1,6 +1,7 @@
 import type { CoreOptions } from './core.js';
+import { printOneLine } from './reachability.js';
 import type { Timing } from './timing.js';
-import type { Platform } from './types.js';
+import type { Bridge, Platform } from './types.js';
 
 /** How a double is set up: one phone talking to one simulator. */
 export interface DoubleOptions {
@@ -14,10 +15,10 @@ export interface DoubleOptions {
    */
   timing?: Timing;
   /**
-   * Android: where the SDK's own key fetch (gen-key) goes. `jp` is the SDK's default (a US
-   * token then fails every handshake, as on a phone); `customDomain` is what an app that
-   * repoints the SDK's partner client gets. Default: `jp` for React Native (the official
-   * module does not repoint), `customDomain` for Capacitor (the official plugin does).
+   * Android: where the SDK's own key fetch (gen-key) goes. Default `customDomain`: both
+   * official bridges repoint the SDK's partner client there in `initSDK` (the React Native
+   * module since 2026-08-14). `jp` plays the native SDK's own default, or an older wrapper
+   * without that call: a US token then fails every handshake, as on such a phone.
    * iOS always follows customDomain.
    */
   sdkBaseUrl?: 'jp' | 'customDomain';
@@ -25,21 +26,25 @@ export interface DoubleOptions {
   pollMs?: number;
   /** The fetch to use (default globalThis.fetch). */
   fetch?: typeof fetch;
-  /** Failures talking to the simulator in the background (default console.error). */
+  /**
+   * Failures talking to the simulator in the background (default: one line on stderr). A lost
+   * simulator is reported once, until it answers again.
+   */
   onError?: (e: unknown) => void;
 }
 
 const DEFAULT_SIMULATOR_URL = 'http://127.0.0.1:4010';
 
-export function coreOptions(o: DoubleOptions, bridge: 'react-native' | 'capacitor'): CoreOptions {
+export function coreOptions(o: DoubleOptions, bridge: Bridge): CoreOptions {
   const timing = o.timing ?? 'hardware';
   return {
+    bridge,
     platform: o.platform ?? 'ios',
     simulatorUrl: o.simulatorUrl ?? DEFAULT_SIMULATOR_URL,
     timing,
-    sdkBaseUrl: o.sdkBaseUrl ?? (bridge === 'capacitor' ? 'customDomain' : 'jp'),
+    sdkBaseUrl: o.sdkBaseUrl ?? 'customDomain',
     pollMs: o.pollMs ?? (timing === 'instant' ? 20 : 100),
     fetch: o.fetch ?? ((...a) => globalThis.fetch(...a)),
-    onError: o.onError ?? ((e) => console.error('partner-sim device double:', e)),
+    onError: o.onError ?? printOneLine,
   };
 }

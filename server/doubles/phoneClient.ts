@@ -1,5 +1,6 @@
 import { errorCodeOf } from '../client/http.js';
 import type { components } from '../spec/device-types.js';
+import { unreachable } from './reachability.js';
 import type { AudioFormat, Platform } from './types.js';
 
 /**
@@ -15,15 +16,20 @@ export type ScanAnswer = S['ScanAnswer'];
 export type FileList = S['FileList'];
 export type ConnectRequest = S['ConnectRequest'];
 
-/** A 4xx/5xx of the protocol or the cloud: `detail` is the error code (PHONE_NOT_FOUND, …). */
+/**
+ * A 4xx/5xx of the protocol or the cloud: `detail` is the error code (PHONE_NOT_FOUND, …),
+ * `reason` the simulator's explanation. The message never names the simulator's internal
+ * URLs (an app shows it to its user); `url` keeps the call for debugging.
+ */
 export class ProtocolError extends Error {
   override name = 'ProtocolError';
   constructor(
     readonly status: number,
     readonly detail: string | undefined,
-    message: string,
+    readonly reason: string,
+    readonly url: string,
   ) {
-    super(message);
+    super(`${status}${detail ? ` ${detail}` : ''}: ${reason}`);
   }
 }
 
@@ -33,7 +39,12 @@ export const isProtocol = (e: unknown, ...status: number[]): e is ProtocolError 
 export type Fetch = typeof fetch;
 
 async function call(f: Fetch, url: string, init: RequestInit = {}): Promise<Response> {
-  const r = await f(url, init);
+  let r: Response;
+  try {
+    r = await f(url, init);
+  } catch (e) {
+    throw unreachable(url, e);
+  }
   if (r.ok) return r;
   const text = await r.text();
   let body: unknown;
@@ -44,11 +55,8 @@ async function call(f: Fetch, url: string, init: RequestInit = {}): Promise<Resp
   }
   const message = (body as { message?: unknown } | undefined)?.message;
   const code = errorCodeOf(body);
-  throw new ProtocolError(
-    r.status,
-    code,
-    `${init.method ?? 'GET'} ${url}: ${r.status} ${typeof message === 'string' ? message : text}`,
-  );
+  const reason = typeof message === 'string' ? message : text.slice(0, 200) || r.statusText;
+  throw new ProtocolError(r.status, code, reason, `${init.method ?? 'GET'} ${url}`);
 }
 
 const json = (method: string, body?: unknown, token?: string): RequestInit => ({

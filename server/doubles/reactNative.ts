@@ -67,9 +67,9 @@ export class PlaudSdkDouble implements BridgeMethods {
   initSDK(o: InitOptions) {
     return this.core.initSDK(o);
   }
-  /** Android only on a phone; the double always grants. */
+  /** Android only on a phone: granted unless the phone's permissions are arranged denied. */
   async requestPermissions(): Promise<{ granted: boolean }> {
-    return { granted: true };
+    return { granted: await this.core.permissionsGranted() };
   }
   startScan() {
     return this.core.startScan();

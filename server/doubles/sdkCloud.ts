@@ -23,8 +23,7 @@ const ANDROID_DEFAULT_SDK_HOST = 'platform-jp.plaud.ai';
 /**
  * The host the SDK sends its own cloud calls to (gen-key, sn-sign). iOS follows
  * `customDomain`; Android goes to JP unless the app repoints the SDK's partner client
- * (`sdkBaseUrl: 'customDomain'`, what the official Capacitor Android plugin does; the React
- * Native module does not).
+ * (`sdkBaseUrl: 'customDomain'`, what both official bridges do in `initSDK`).
  */
 export const sdkHostFor = (
   platform: Platform,

@@ -1,3 +1,5 @@
+import { HOLD_MS, release } from './reachability.js';
+
 /**
  * The device's own timings live in the simulator: the device protocol schedules scan
  * results, handshakes, lock refusals and depair on the app's simulated clock. What is left
@@ -25,7 +27,13 @@ type WaitName = keyof typeof PHONE_MS;
 export type Wait = (name: WaitName) => Promise<void>;
 
 // A macrotask even when instant: events still arrive after the call that caused them returns.
+// A long wait (the 10 s handshake timeout, the 18 s power-on wait) only leads to events: it
+// does not keep a Node process alive by itself.
 export const waitFor =
   (timing: Timing): Wait =>
   (name) =>
-    new Promise((resolve) => setTimeout(resolve, timing === 'instant' ? 0 : PHONE_MS[name]));
+    new Promise((resolve) => {
+      const ms = timing === 'instant' ? 0 : PHONE_MS[name];
+      const t = setTimeout(resolve, ms);
+      if (ms > HOLD_MS) release(t);
+    });

@@ -10,6 +10,8 @@ import type { components } from '../spec/device-types.js';
 type DeviceSchemas = components['schemas'];
 export type Platform = DeviceSchemas['Platform'];
 export type AudioFormat = DeviceSchemas['AudioFormat'];
+/** Which official wrapper a double plays: they answer a phone without a usable radio differently. */
+export type Bridge = 'react-native' | 'capacitor';
 
 /** One of `scanResult.devices` (the device protocol's ScannedDevice; `uuid` is Android's MAC or an iOS UUID). */
 export type ScanDevice = DeviceSchemas['ScannedDevice'] & {
@@ -55,7 +57,8 @@ export type RecordResume = Omit<RecordStart, 'reason'>;
 
 /** Capacitor on Android only: why a connect failed, one layer below `connectState`. */
 export interface ConnectFail {
-  mac: string | null;
+  /** Absent on the plugin's own `{reason: 'permissionDenied'}`. */
+  mac?: string | null;
   reason: string | null;
   code?: number;
   message?: string | null;

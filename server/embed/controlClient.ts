@@ -16,6 +16,7 @@ type ListingId =
   | 'listApps'
   | 'listDevices'
   | 'listRecorders'
+  | 'listPhones'
   | 'listTranscriptions'
   | 'listTranscripts'
   | 'listFaults'

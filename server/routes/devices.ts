@@ -11,12 +11,15 @@ export const deviceHandlers = {
     body: await services.devices.binding(query, 'query'),
   }),
 
-  signDeviceSerial: async ({ body, services }) => ({
+  signDeviceSerial: async ({ auth, body, services }) => ({
     status: 200,
-    body: await services.devices.signed(body),
+    body: await services.devices.signed(body, auth.user!.region),
   }),
 
-  verifyDeviceSignature: ({ body, services }) => ({ status: 200, body: services.devices.verify(body) }),
+  verifyDeviceSignature: async ({ auth, body, services }) => ({
+    status: 200,
+    body: await services.devices.verify(body, auth.user!.region),
+  }),
 
   generateSdkKeys: async ({ services }) => ({ status: 200, body: await services.devices.keyPair() }),
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from '../domain/jwt.js';
 import { basicAuth, bearer, DEMO_JP, DEMO_US, http, userToken } from '../testing/http.js';
+import { docs, schemaCompiler } from '../testing/specDocuments.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 
 let sim: TestServer;
@@ -8,6 +9,9 @@ beforeAll(async () => {
   sim = await startTestServer();
 });
 afterAll(() => sim.stop());
+
+const claimsSchema = () =>
+  schemaCompiler('api', docs[0]!.doc)({ $ref: '#/components/schemas/UserTokenClaims' });
 
 const exchange = (api: string, id: string, secret: string, body: 'form' | 'json' | 'none' = 'form') =>
   http('POST', `${api}/oauth/partner/access-token`, {
@@ -137,7 +141,15 @@ describe('user tokens', () => {
     const r = await mint({ user_id: 'user-000001', expires_in: 120 });
     expect(r.body).toMatchObject({ token_type: 'bearer', expires_in: 120 });
     const claims = decodeJwt(r.body.access_token);
-    expect(claims).toMatchObject({ token_use: 'user', client_id: DEMO_US.client_id, region: 'us' });
+    expect(claims).toMatchObject({
+      token_use: 'user',
+      client_id: DEMO_US.client_id,
+      user_id: 'user-000001',
+      region: 'us',
+    });
+    // Every claim as openapi.yaml declares them (UserTokenClaims).
+    const valid = claimsSchema();
+    expect(valid(claims), JSON.stringify(valid.errors)).toBe(true);
     expect(claims.sub).toMatch(/^client_user_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect((claims.exp as number) - (claims.iat as number)).toBe(120);
     expect(decodeJwt(dflt.body.access_token).sub).toBe(claims.sub);

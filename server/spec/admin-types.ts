@@ -349,6 +349,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/phones": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the virtual phones (SDK sessions of the device protocol)
+         * @description Every phone an app's `initSDK` made (a double, or a raw client of the device protocol), in `phone_id` order, a page at a time: its platform, its Bluetooth and permissions, what it is connected to. A per-app reset forgets that app's phones.
+         */
+        get: operations["listPhones"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/phones/{phone_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                phone_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Arrange a phone's Bluetooth and permissions
+         * @description Turns the phone's Bluetooth off or on and denies or grants the app's Bluetooth
+         *     permissions, as a user would in the phone's settings. From then on its scans and
+         *     connects answer `409 BLUETOOTH_OFF` or `409 PERMISSION_DENIED` (permissions checked
+         *     first), which the doubles show as each bridge does: Capacitor Android rejects a scan
+         *     with "Bluetooth permissions denied" after `scanTimeout {reason: 'permissionDenied'}`
+         *     and a connect with "Bluetooth is off"; React Native Android rejects a scan with
+         *     `ERR_PLAUD_PERMISSIONS`; iOS never sees Bluetooth power on (`scanTimeout
+         *     {reason: 'bluetoothNotPoweredOn'}` after 18 s). A connection already made stays.
+         */
+        patch: operations["arrangePhone"];
+        trace?: never;
+    };
     "/recorders": {
         parameters: {
             query?: never;
@@ -388,7 +437,10 @@ export interface paths {
          * Create or replace a recorder's device side
          * @description Sets the local state exactly as given (fields left out take their defaults), keeping
          *     its recordings. The cloud binding is untouched (`PUT /devices/{sn}`); a recorder may
-         *     exist for a serial the cloud has never signed. `uuid` defaults to a fresh MAC.
+         *     exist for a serial the cloud has never signed. `uuid` defaults to a fresh MAC (on a
+         *     `--seed` instance derived from the seed, the serial and how many radio ids the
+         *     recorder has had, so recorders never share one); a `uuid` another recorder holds is
+         *     422, as a radio id names one recorder.
          *     `paired_to` is the account whose handshake token the firmware holds (null: unpaired).
          *     A recording in progress cannot be set here (`POST /recorders/{sn}/record`).
          */
@@ -1134,6 +1186,27 @@ export interface components {
         };
         ClientUserId: string;
         MacAddress: string;
+        /** @description A virtual phone as the control API shows it. */
+        PhoneSummary: {
+            phone_id: string;
+            client_id: string;
+            /** @description The user whose token made the phone. */
+            sub: string;
+            /** @enum {string} */
+            platform: "ios" | "android";
+            /** @enum {string} */
+            bluetooth: "on" | "off";
+            /** @enum {string} */
+            permissions: "granted" | "denied";
+            /** @description The serial of the recorder its handshake reached (paired or refused), or null. */
+            connected_to: string | null;
+        };
+        PhoneArrangement: {
+            /** @enum {string} */
+            bluetooth?: "on" | "off";
+            /** @enum {string} */
+            permissions?: "granted" | "denied";
+        };
         RecorderState: {
             /**
              * @description Advertising, so scans see it and connects reach it.
@@ -1181,6 +1254,10 @@ export interface components {
             /** Format: date-time */
             start_time: string;
             scene: number;
+            /** @description Since when it is paused (a pause press), or absent / null. */
+            paused_at?: string | null;
+            /** @description Seconds spent paused before the current run. */
+            paused_s?: number;
         };
         Recorder: {
             sn: components["schemas"]["SerialNumber"];
@@ -1230,7 +1307,18 @@ export interface components {
                  * @example recovery would end: unlocked: reconnected as the current user and bound in the cloud
                  */
                 message: string;
+                /** @description How the same recovery ends through each bridge, by what it can observe: a recorder busy recording refuses the handshake with `RECORDING_NOW`, which only the Capacitor Android plugin relays (`connectFail`); on iOS and through React Native on Android it looks like a lock, and the algorithm walks the cloud state. The device protocol itself always says the reason (`recovery`, `message` above). */
+                by_bridge: {
+                    ios: components["schemas"]["RecoveryEnd"];
+                    android: components["schemas"]["RecoveryEnd"];
+                    capacitor_android: components["schemas"]["RecoveryEnd"];
+                };
             };
+        };
+        RecoveryEnd: {
+            /** @enum {string} */
+            recovery: "unlocked" | "refused" | "no_history" | "no_match" | "not_needed" | "not_found" | "recording_now";
+            message: string;
         };
         /** @description Exactly one of `duration_s`, `fixture`, or `audio_base64` with `format` (else 422 with `loc` `["body"]`). */
         NewRecording: {
@@ -1246,8 +1334,11 @@ export interface components {
             start_time?: string;
         };
         RecordPress: {
-            /** @enum {string} */
-            action: "start" | "stop";
+            /**
+             * @description Pressed on the device. `pause` / `resume` hold and go on with the recording in progress (the phone hears `recordPause` / `recordResume`; 409 `ALREADY_PAUSED`, `NOT_PAUSED`, `NOT_RECORDING`); paused time does not count in the duration.
+             * @enum {string}
+             */
+            action: "start" | "stop" | "pause" | "resume";
             /**
              * @description `start` only.
              * @default 0
@@ -2525,6 +2616,89 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["DeviceNotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    listPhones: {
+        parameters: {
+            query?: {
+                /** @description Only records of this partner app. */
+                client_id?: components["parameters"]["ClientIdQuery"];
+                /** @description Most records in one page of a listing (every listing of this API pages alike). A page may hold fewer while more follow: only the absence of the `Link` header (`NextPage`) says a listing is complete. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where a page starts: the opaque value the previous page's `Link` header carries (`NextPage`); omitted, the first page. Use it with the same filters; one this listing did not give is a 422 naming `query.cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The phones, by id. */
+            200: {
+                headers: {
+                    Link: components["headers"]["NextPage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhoneSummary"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    arrangePhone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                phone_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "bluetooth": "off"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PhoneArrangement"];
+            };
+        };
+        responses: {
+            /** @description The phone after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhoneSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            /** @description No phone with this id (`PHONE_NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             "5XX": components["responses"]["ServerError"];

@@ -71,10 +71,8 @@ export interface paths {
          *     characters. One Partner Token can mint many User Tokens.
          *
          *     `expires_in` is optional and in seconds (default 86400); the
-         *     response echoes it and carries no refresh token. The `access_token` is a **JWT** whose
-         *     claims are `sub` (`client_user_<uuid>`, stable for the pair client/user_id — the value
-         *     that appears in `bind_history`), `client_id` (the partner's client id), `region`
-         *     (`us` or `jp`), `token_use` (`"user"`), `iat` and `exp` (seconds since the epoch).
+         *     response echoes it and carries no refresh token. The `access_token` is a **JWT**
+         *     whose claims are the schema `UserTokenClaims` (`sub`, `client_id`, `user_id`, …).
          *     A token from one region sent to the other region gets `401 CLIENT_USER_NOT_FOUND`.
          */
         post: operations["createUserToken"];
@@ -128,8 +126,9 @@ export interface paths {
          *     afterwards the binding query shows `is_bind: null` (signed, never bound). Signing an
          *     already known serial leaves its state unchanged. The SDK caches the answer's
          *     `signature` per serial and uses it in the handshake with the device;
-         *     `POST /open/partner/sdk/sn-verify` checks it. The simulator's signature is the same for
-         *     every call on one serial and type (an HMAC of the simulator's own secret). `is_bind` and
+         *     `POST /open/partner/sdk/sn-verify` checks it. The signature is RSA-2048 (PKCS#1 v1.5,
+         *     SHA-256) in standard base64, 256 bytes with its padding, made with the simulator's own
+         *     key of the token's region; the same for every call on one serial and type. `is_bind` and
          *     `bind_history` are the simulator's earlier answer, kept (additive) because clients of
          *     this simulator read them.
          */
@@ -153,8 +152,9 @@ export interface paths {
          * Check a serial's signature
          * @description The device SDK checks a serial's signature here: `{type, sn, signature}` →
          *     `{is_valid}`, true exactly when `signature` is what `sn-sign` answers for
-         *     that serial and type. The serial need not be known; a `type` that contradicts the
-         *     prefix is a 422 as everywhere.
+         *     that serial and type in the token's region (standard base64 of 256 bytes, checked with
+         *     the region's public key; any other spelling is false). The serial need not be known; a
+         *     `type` that contradicts the prefix is a 422 as everywhere.
          */
         post: operations["verifyDeviceSignature"];
         delete?: never;
@@ -175,7 +175,8 @@ export interface paths {
         /**
          * An RSA key pair for the SDK
          * @description The device SDK fetches an RSA key pair here at `initSDK` and reports readiness. A fresh 2048-bit pair per call, PEM
-         *     (`publicKey` SPKI, `privateKey` PKCS#8). No body. A token of the other region is the
+         *     (public key SPKI, private key PKCS#8), as `public_key` / `private_key` (the SDK's own
+         *     response class) and again as `publicKey` / `privateKey` for clients that read those. No body. A token of the other region is the
          *     usual `401 CLIENT_USER_NOT_FOUND` (what an Android SDK with its JP default base URL
          *     meets with a US token).
          */
@@ -552,9 +553,29 @@ export interface components {
              */
             expires_in: number;
         };
+        /** @description The payload of a User Token's JWT. Partners' code reads `sub`, `client_id` and `user_id` from it (two public clients refuse a token without `user_id`). */
+        UserTokenClaims: {
+            sub: components["schemas"]["ClientUserId"];
+            /** @description The partner's client id. */
+            client_id: string;
+            /** @description The partner's own user id, exactly as sent to `createUserToken`. */
+            user_id: string;
+            /** @enum {string} */
+            region: "us" | "jp";
+            /** @constant */
+            token_use: "user";
+            /** @description Issued at, seconds since the epoch (the app's clock). */
+            iat: number;
+            /** @description Expiry, seconds since the epoch. */
+            exp: number;
+            /** @description Unique per token. */
+            jti?: string;
+            /** @description Which incarnation of the app minted it (the simulator's; a deleted and re-created app's tokens stop working). */
+            app_inc?: string;
+        };
         /** @description User Token response. No refresh token. */
         UserToken: {
-            /** @description A JWT. Claims: `sub` (`client_user_<uuid>`, stable per client and user_id), `client_id`, `region` (`us`/`jp`), `token_use` (`"user"`), `iat`, `exp`. */
+            /** @description A JWT (HS256) whose payload is `UserTokenClaims`. */
             access_token: string;
             /** @enum {string} */
             token_type: "bearer";
@@ -593,7 +614,7 @@ export interface components {
         };
         /** @description What sn-sign answers. */
         SignAnswer: {
-            /** @description The serial's signature (base64url, 32 bytes). */
+            /** @description The serial's signature, RSA-2048 (256 bytes) in standard base64 with padding. */
             signature: string;
         } & components["schemas"]["BindingResponse"];
         SignedDeviceRef: components["schemas"]["DeviceRef"] & {
@@ -602,7 +623,10 @@ export interface components {
         VerifyAnswer: {
             is_valid: boolean;
         };
+        /** @description The same pair twice, snake_case (the SDK's response class) and camelCase. */
         SdkKeyPair: {
+            public_key: string;
+            private_key: string;
             publicKey: string;
             privateKey: string;
         };
@@ -1360,7 +1384,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "signature": "3q2-7wABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGho",
+                     *       "signature": "CzBVep/E6Q4zWH2ix+wRNluApcrvFDleg6jN8hc8YYar0PUaP2SJrtP4HUJnjLHW+yBFao+02f4jSG2St9wBJktwlbrfBClOc5i94gcsUXabwOUKL1R5nsPoDTJXfKHG6xA1Wn+kye4TOF2Cp8zxFjtgharP9Bk+Y4it0vccQWaLsNX6H0RpjrPY/SJHbJG22wAlSm+Uud4DKE1yl7zhBitQdZq/5AkuU3idwucMMVZ7oMXqDzRZfqPI7RI3XIGmy/AVOl+Eqc7zGD1ih6zR9htAZYqv1PkeQ2iNstf8IUZrkLXa/yRJbpO43QInTHGWu+AFKk90mb7jCC1Sd5zB5g==",
                      *       "is_bind": null,
                      *       "bind_history": []
                      *     }
@@ -1392,7 +1416,7 @@ export interface operations {
                  * @example {
                  *       "type": "notepro",
                  *       "sn": "881ABC1234567",
-                 *       "signature": "3q2-7wABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGho"
+                 *       "signature": "CzBVep/E6Q4zWH2ix+wRNluApcrvFDleg6jN8hc8YYar0PUaP2SJrtP4HUJnjLHW+yBFao+02f4jSG2St9wBJktwlbrfBClOc5i94gcsUXabwOUKL1R5nsPoDTJXfKHG6xA1Wn+kye4TOF2Cp8zxFjtgharP9Bk+Y4it0vccQWaLsNX6H0RpjrPY/SJHbJG22wAlSm+Uud4DKE1yl7zhBitQdZq/5AkuU3idwucMMVZ7oMXqDzRZfqPI7RI3XIGmy/AVOl+Eqc7zGD1ih6zR9htAZYqv1PkeQ2iNstf8IUZrkLXa/yRJbpO43QInTHGWu+AFKk90mb7jCC1Sd5zB5g=="
                  *     }
                  */
                 "application/json": components["schemas"]["SignedDeviceRef"];

@@ -100,10 +100,13 @@ export interface paths {
          * @description Connects to a recorder seen by this phone's scan and runs the handshake. The answer
          *     says at once how it will end (`outcome`, `reason`) and when (`settles_at`); the
          *     bridge events follow on the phone's clock. A phone connected to another recorder is
-         *     disconnected from it first.
+         *     disconnected from it first. Connecting ends the phone's scan (both bridges stop it
+         *     first), so an open scan window never holds the handshake's events back; a depair's
+         *     link drop still pending is dropped (its result comes now), so the old link's end is
+         *     never read as this connect's refusal.
          *
          *     The handshake token is, in order: `pinned_id` (recovery: a historical account), else
-         *     `device_token` when the phone was created with `honour_device_token`, else the
+         *     `deviceToken` when the phone was created with `honour_device_token`, else the
          *     phone's own. Outcomes, checked in this order:
          *     - recorder out of range, or connected to another phone: `refused`,
          *       `BLE_CONNECT_FAILED` (`connectState {connected: false, failed: true, state: -1}`
@@ -353,11 +356,25 @@ export interface components {
             /** @default hardware */
             timing?: components["schemas"]["Timing"];
             /**
-             * @description Let `connect`'s `device_token` replace the handshake token (wrapper comments claim it binds; the native code uses `sub`: undocumented, off by default).
+             * @description Let `connect`'s `deviceToken` replace the handshake token (wrapper comments claim it binds; the native code uses `sub`: undocumented, off by default).
              * @default false
              */
             honour_device_token?: boolean;
+            bluetooth?: components["schemas"]["Bluetooth"];
+            permissions?: components["schemas"]["Permissions"];
         };
+        /**
+         * @description The phone's Bluetooth. Off: scans and connects answer `409 BLUETOOTH_OFF`. Arrangeable later with `PATCH /__admin/phones/{phone_id}`.
+         * @default on
+         * @enum {string}
+         */
+        Bluetooth: "on" | "off";
+        /**
+         * @description The app's Bluetooth permissions on the phone (Android's runtime grants; on iOS the system prompt). Denied: scans and connects answer `409 PERMISSION_DENIED`. Arrangeable later with `PATCH /__admin/phones/{phone_id}`.
+         * @default granted
+         * @enum {string}
+         */
+        Permissions: "granted" | "denied";
         Phone: {
             phone_id: string;
             client_id: string;
@@ -369,6 +386,8 @@ export interface components {
             platform: components["schemas"]["Platform"];
             timing: components["schemas"]["Timing"];
             honour_device_token: boolean;
+            bluetooth: components["schemas"]["Bluetooth"];
+            permissions: components["schemas"]["Permissions"];
             /** @description A scan window is open on the phone's clock. */
             scanning: boolean;
             /** @description The bridge's `isConnected()`. */
@@ -519,8 +538,8 @@ export interface components {
              */
             at: string;
             /** @enum {string} */
-            name: "scanResult" | "scanTimeout" | "connectState" | "bind" | "connectFail" | "depair" | "recordStart" | "recordStop";
-            /** @description The bridge's payload: `scanResult {devices}`, `scanTimeout {}`, `connectState {connected, failed, state}`, `bind {sn, status, protVersion}`, `connectFail {mac, reason}`, `depair {status}`, `recordStart {sessionId, start, status, scene, startTime}`, `recordStop {sessionId, reason, fileExist, fileSize}`. */
+            name: "scanResult" | "scanTimeout" | "connectState" | "bind" | "connectFail" | "depair" | "recordStart" | "recordStop" | "recordPause" | "recordResume";
+            /** @description The bridge's payload: `scanResult {devices}`, `scanTimeout {}`, `connectState {connected, failed, state}`, `bind {sn, status, protVersion}`, `connectFail {mac, reason}`, `depair {status}`, `recordStart {sessionId, start, status, scene, startTime, reason}`, `recordStop` and `recordPause {sessionId, reason, fileExist, fileSize}`, `recordResume {sessionId, start, status, scene, startTime}`. */
             data: {
                 [key: string]: unknown;
             };
@@ -579,6 +598,21 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The phone cannot use Bluetooth, as arranged for it (`PATCH /__admin/phones/{phone_id}` or the phone's options): its Bluetooth permissions are denied (`PERMISSION_DENIED`, checked first) or Bluetooth is off (`BLUETOOTH_OFF`). The doubles answer this as each bridge does (virtual-devices.md, "Calls out of order"). */
+        RadioUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "BLUETOOTH_OFF",
+                 *       "message": "Bluetooth is off on phone ph_0123456789abcdef0123456789abcdef."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
@@ -804,6 +838,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["PhoneNotFound"];
+            409: components["responses"]["RadioUnavailable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
@@ -876,6 +911,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            409: components["responses"]["RadioUnavailable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];

@@ -30,6 +30,8 @@ export const COLLECTIONS = {
   recorders: spec({ indexes: ['range'] }),
   /** Uploaded bytes of recordings, `<sn>.<sessionId>`. */
   recorderAudio: spec(),
+  /** The simulator's serial-signing RSA keys (sn-sign), one per region, made once. */
+  sdkSigningKeys: spec(),
   /** Phones of the device protocol (SDK sessions), per app. */
   phones: spec({ indexes: ['client_id'] }),
   refreshTokens: spec({ indexes: ['client_id'] }),

@@ -174,6 +174,8 @@ const ADMIN_OPS = [
   'getProxy',
   'getAdminSpec',
   'listRecorders',
+  'listPhones',
+  'arrangePhone',
   'getRecorder',
   'putRecorder',
   'deleteRecorder',

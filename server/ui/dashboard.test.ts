@@ -128,10 +128,11 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
       ['Battery low', 'without recovery'],
       ['Recording in progress', 'is recording'],
     ];
+    const caseNotice = page.locator('#recorder-cases + .notice');
     await page.getByRole('textbox', { name: 'Recorder to arrange (its serial)' }).fill(sn);
     for (const [button, ends] of cases) {
       await page.getByRole('button', { name: button, exact: true }).click();
-      await poll(() => page.locator('#recorder-result').textContent()).toContain(ends);
+      await poll(() => caseNotice.textContent()).toContain(ends);
     }
     await poll(() => page.locator(`tr[data-recorder="${sn}"]`).textContent()).toContain('recording since');
     await page.getByRole('button', { name: 'Press stop' }).click();
@@ -143,6 +144,24 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
       true,
     );
     await page.screenshot({ path: join(REPORTS, 'dashboard-recorders.png'), fullPage: true });
+  });
+
+  it("switches a phone's Bluetooth and permissions, and the device protocol refuses its scan", async () => {
+    const made = await http('POST', `${sim.url}/__device/phones`, {
+      headers: bearer(await user()),
+      json: { timing: 'instant' },
+    });
+    const id = made.body.phone_id;
+    const row = page.locator(`tr[data-phone="${id}"]`);
+    await poll(() => row.count()).toBe(1);
+    await row.getByRole('button', { name: /^Bluetooth on/ }).click();
+    await poll(
+      async () => (await http('POST', `${sim.url}/__device/phones/${id}/scan`, { json: {} })).body.detail,
+    ).toBe('BLUETOOTH_OFF');
+    await row.getByRole('button', { name: /^Permissions granted/ }).click();
+    await poll(
+      async () => (await http('POST', `${sim.url}/__device/phones/${id}/scan`, { json: {} })).body.detail,
+    ).toBe('PERMISSION_DENIED');
   });
 
   it('shows an upload session with the parts received, sizes and ETags', async () => {
@@ -376,6 +395,27 @@ describe.skipIf(!haveChromium)('dashboard feedback in Chromium', () => {
 
   // Longer than two polls (1.5 s each): an error must survive the refreshes.
   const twoPolls = () => new Promise((r) => setTimeout(r, 3500));
+
+  it('recorder actions: says when the serial is empty, arranges paired_to_user, keeps a refusal beside the buttons', async () => {
+    const serial = page.getByRole('textbox', { name: 'Recorder to arrange (its serial)' });
+    const caseNotice = page.locator('#recorder-cases + .notice');
+    const actionNotice = page.locator('#recorder-actions + .notice');
+    await serial.fill('');
+    await page.getByRole('button', { name: 'Press record' }).click();
+    await poll(() => actionNotice.textContent()).toContain('serial number first');
+    await page.getByRole('button', { name: 'Classic lock', exact: true }).click();
+    await poll(() => caseNotice.textContent()).toContain('serial number first');
+    const sn = '8820UIREC00002';
+    await serial.fill(sn);
+    await page.getByRole('textbox', { name: /User it is paired to/ }).fill(A);
+    await page.getByRole('button', { name: 'Paired and bound to the user below', exact: true }).click();
+    await poll(() => caseNotice.textContent()).toContain('without recovery');
+    expect((await http('GET', `${sim.admin}/recorders/${sn}`)).body.paired_to).toBe(A);
+    await page.getByRole('button', { name: 'Press resume' }).click();
+    await poll(() => actionNotice.textContent()).toContain('Refused (409 NOT_RECORDING)');
+    await twoPolls();
+    expect(await actionNotice.isVisible()).toBe(true);
+  });
 
   it('keeps a refused action (bad serial, 422) beside its form until dismissed', async () => {
     await page.getByRole('textbox', { name: 'Serial number' }).fill('bad');
