@@ -157,6 +157,10 @@ export async function arrange(
     recorder,
     locked_to: paired,
     // A prediction, and worded as one: nothing has been tried yet.
-    expect: { recovery, message: `recovery would end: ${MESSAGES[recovery]}`, by_bridge: byBridge(recovery, cloud) },
+    expect: {
+      recovery,
+      message: `recovery would end: ${MESSAGES[recovery]}`,
+      by_bridge: byBridge(recovery, cloud),
+    },
   };
 }
