@@ -16,6 +16,10 @@ const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promi
     summary: 'run the contract suite against sim, a URL or live (--help)',
     run: async (a) => (await import('./contract/command.js')).runContract(a),
   },
+  compare: {
+    summary: 'replay a recording (serve --record) against the simulator and report drift (--help)',
+    run: async (a) => (await import('./compare/command.js')).runCompare(a),
+  },
   transcribe: {
     summary: 'upload an audio file and print its transcript (--help)',
     run: async (a) => (await import('./cli/transcribe.js')).runTranscribe(a),
@@ -72,6 +76,7 @@ export function banner(
   config: Config,
   apps: PartnerApp[],
   https?: RunningSimulator['https'],
+  recording?: RunningSimulator['recording'],
 ): string {
   const creds = apps
     .map((a) => `  [${a.region}] client_id=${a.client_id}  secret_key=${a.secret_key}  api_key=${a.api_key}`)
@@ -93,6 +98,12 @@ export function banner(
         ]
       : []),
     `  state:       ${store}`,
+    ...(recording
+      ? [
+          `RECORDING: partner-API and storage requests are forwarded to ${recording.upstream}`,
+          `  and written, secrets redacted, to ${recording.file}`,
+        ]
+      : []),
     ...(config.seed === undefined
       ? []
       : [
@@ -142,7 +153,7 @@ async function serve(argv: string[]): Promise<number> {
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
   process.stdout.write(
-    banner(sim.url, config, await fixtureApps(config, sim.services.apps.list()), sim.https),
+    banner(sim.url, config, await fixtureApps(config, sim.services.apps.list()), sim.https, sim.recording),
   );
   await stopped;
   return 0;

@@ -1,0 +1,203 @@
+import { createHash } from 'node:crypto';
+import { type ResponseShape, shapeOf } from '../../contracts/lib/record.js';
+import { type Drift, diffShapes } from '../contract/drift.js';
+import type { ControlClient } from '../embed/controlClient.js';
+import { isTextual } from '../record/harEntry.js';
+import { operationOf } from '../record/operationOf.js';
+import type { components } from '../spec/admin-types.js';
+import { type AudioBytes, joinedMd5 } from './audio.js';
+import { Carry } from './carry.js';
+import { type HarEntry, harHeader, type Recording } from './har.js';
+
+export interface ReplayTarget {
+  /** Root of the target, e.g. http://127.0.0.1:4010 */
+  root: string;
+  control: ControlClient;
+  /** The throw-away app the replay authenticates as. */
+  app: components['schemas']['PartnerApp'];
+}
+
+/** One recorded exchange replayed: both answers' shapes and where they differ. */
+export interface ExchangeResult {
+  label: string;
+  operation: string;
+  recorded: ResponseShape;
+  actual: ResponseShape;
+  drift: Drift[];
+  entry: HarEntry;
+}
+
+/** Headers the replay never copies: framing, the recorder's host, and its encoding choice. */
+const DROPPED = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'accept-encoding',
+  'expect',
+  'te',
+  'upgrade',
+]);
+
+const unquote = (etag: string | undefined | null): string =>
+  (etag ?? '').replace(/^W\//, '').replace(/"/g, '');
+
+const parse = (text: string | undefined): unknown => {
+  try {
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The shape of an answer (as `contract --compare` takes it); bytes count as a non-empty body. */
+function shape(
+  op: string,
+  status: number,
+  type: string,
+  text: string | undefined,
+  size: number,
+): ResponseShape {
+  const shown = text ?? (size > 0 ? '\u0000' : '');
+  return shapeOf(op, { status, headers: { 'content-type': type }, text: shown, body: parse(text) });
+}
+
+/** Headers clients rely on: an ETag given or not, the media type. */
+function headerDrift(
+  base: Omit<Drift, 'kind' | 'main' | 'compare'>,
+  rec: [string | undefined, string],
+  act: [string | undefined, string],
+): Drift[] {
+  const out: Drift[] = [];
+  if ((rec[0] === undefined) !== (act[0] === undefined))
+    out.push({
+      ...base,
+      kind: 'header',
+      field: 'ETag',
+      main: rec[0] === undefined ? '-' : 'present',
+      compare: act[0] === undefined ? '-' : 'present',
+    });
+  const media = (t: string) => t.split(';')[0]!.trim().toLowerCase() || '-';
+  if (media(rec[1]) !== media(act[1]))
+    out.push({ ...base, kind: 'header', field: 'Content-Type', main: media(rec[1]), compare: media(act[1]) });
+  return out;
+}
+
+/**
+ * Replay a recording's exchanges in order against the target, as the throw-away app: values
+ * learnt from earlier answers are carried into later requests, the app's credentials replace
+ * the recorded ones, and a pause in the recording (a client polling a task) moves the app's
+ * clock by as much instead of waiting.
+ */
+export async function replay(
+  rec: Recording,
+  target: ReplayTarget,
+  audio: AudioBytes,
+): Promise<ExchangeResult[]> {
+  const carry = new Carry();
+  if (rec.app) carry.seed(rec.app, target.app.client_id);
+  const basic = `Basic ${Buffer.from(`${target.app.client_id}:${target.app.secret_key}`).toString('base64')}`;
+  const chunk = Math.max(
+    1,
+    ...rec.entries.map((e) => (e.request.postData?._md5 ? (e.request.postData._size ?? 0) : 0)),
+  );
+  /** Part bytes sent per upload, and whether any was a stand-in (then `file_md5` is recomputed). */
+  const uploads = new Map<string, { parts: Map<number, Buffer>; standIn: boolean }>();
+  const results: ExchangeResult[] = [];
+  // The app's clock runs with real time; it is moved on so that, at each exchange, as much
+  // time has passed since the first as had in the recording (the replay's own time counted).
+  const recordedStart = Date.parse(rec.entries[0]?.startedDateTime ?? '');
+  const replayStart = performance.now();
+  let moved = 0;
+  for (const [i, entry] of rec.entries.entries()) {
+    const behind =
+      Date.parse(entry.startedDateTime) - recordedStart - (performance.now() - replayStart + moved);
+    if (behind >= 1) {
+      await target.control.advanceClock(behind, target.app.client_id);
+      moved += Math.round(behind);
+    }
+
+    const recordedUrl = new URL(entry.request.url);
+    const url = new URL(
+      carry.whole(entry.request.url) ?? target.root + carry.apply(recordedUrl.pathname + recordedUrl.search),
+    );
+    const op =
+      entry._operation ??
+      operationOf(entry.request.method, recordedUrl.pathname) ??
+      `${entry.request.method} ${recordedUrl.pathname}`;
+    const headers: Record<string, string> = {};
+    for (const { name, value } of entry.request.headers) {
+      const key = name.toLowerCase();
+      if (DROPPED.has(key) || key.startsWith(':')) continue;
+      if (key === 'authorization' && /^Basic\s/i.test(value)) headers[key] = basic;
+      else if (key === 'x-client-api-key') headers[key] = target.app.api_key;
+      else if (key === 'x-client-id') headers[key] = target.app.client_id;
+      else headers[key] = carry.apply(value);
+    }
+    let body: Buffer | string | undefined;
+    const post = entry.request.postData;
+    if (post?._md5 !== undefined) {
+      const part = Number(url.searchParams.get('partNumber') ?? 1) || 1;
+      const got = await audio.bytes(post._size ?? 0, post._md5, part, chunk);
+      body = got.body;
+      const id = url.searchParams.get('uploadId') ?? '';
+      const upload = uploads.get(id) ?? { parts: new Map(), standIn: false };
+      upload.parts.set(part, got.body);
+      upload.standIn ||= !got.real;
+      uploads.set(id, upload);
+    } else if (post?.text) {
+      body = carry.apply(post.text);
+      const json = parse(body) as { upload_id?: string; file_md5?: string } | undefined;
+      const upload = json?.upload_id ? uploads.get(json.upload_id) : undefined;
+      if (json?.file_md5 && upload?.standIn)
+        body = JSON.stringify({ ...json, file_md5: joinedMd5(upload.parts) });
+    }
+    const method = entry.request.method.toUpperCase();
+    const res = await fetch(url, {
+      method,
+      headers,
+      redirect: 'manual',
+      ...(body !== undefined && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
+    });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const type = res.headers.get('content-type') ?? '';
+    const text = isTextual(type) || bytes.length === 0 ? bytes.toString('utf8') : undefined;
+    const recType =
+      entry.response.content.mimeType === 'x-unknown' ? '' : (entry.response.content.mimeType ?? '');
+    const recorded = shape(
+      op,
+      entry.response.status,
+      recType,
+      entry.response.content.text,
+      entry.response.content.size,
+    );
+    const actual = shape(op, res.status, type, text, bytes.length);
+    const label = `#${i + 1}`;
+    const drift = diffShapes(recorded, actual, label);
+    const recEtag = harHeader(entry.response.headers, 'etag');
+    const actEtag = res.headers.get('etag') ?? undefined;
+    if (recorded.status === actual.status)
+      drift.push(
+        ...headerDrift(
+          { operation: op, status: recorded.status, scenario: label },
+          [recEtag, recType],
+          [actEtag, type],
+        ),
+      );
+    results.push({ label, operation: op, recorded, actual, drift, entry });
+
+    carry.learn(parse(entry.response.content.text), parse(text));
+    carry.set(unquote(recEtag), unquote(actEtag));
+    const recLocation = harHeader(entry.response.headers, 'location');
+    const actLocation = res.headers.get('location');
+    if (recLocation && actLocation) carry.set(recLocation, actLocation);
+  }
+  return results;
+}
+
+/** A short fingerprint of a body, to group identical recorded errors. */
+export const bodyKey = (text: string | undefined): string =>
+  createHash('sha1')
+    .update(text ?? '')
+    .digest('hex');
