@@ -152,7 +152,8 @@ export class Pseudonyms {
       // As long as the id it stands for, so a length rule answers the replay as it did live.
       const sized = (head: string, len: number) => head + n.padStart(Math.max(0, len - head.length), '0');
       if (value.startsWith('client_user_')) name = sized('client_user_recorded-', value.length);
-      else name = sized(value.length >= 15 ? 'recorded-user-' : 'u', value.length);
+      else
+        name = sized(value.length >= 15 ? 'recorded-user-' : value.length >= 7 ? 'user-' : 'u', value.length);
       this.users.set(value, name);
     }
     return name;

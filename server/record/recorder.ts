@@ -100,6 +100,8 @@ export async function startRecorder(app: RequestListener, config: Config, logger
     const app = appOf(req);
     if (!file.session.app && app) file.update({ app });
     if (!file.session.region) file.update({ region: to.region });
+    // A presigned URL names no region: its exchange is the session's.
+    const region = to.surface === 'storage' ? (file.session.region ?? to.region) : to.region;
     const entry = harEntry(
       {
         started,
@@ -113,7 +115,7 @@ export async function startRecorder(app: RequestListener, config: Config, logger
         resHeaders: headers,
         resBody,
         operation: operationOf(req.method ?? 'GET', path),
-        region: to.region,
+        region,
       },
       names,
     );
