@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { type ResponseShape, shapeOf } from '../../contracts/lib/record.js';
 import { type Drift, diffShapes } from '../contract/drift.js';
 import type { ControlClient } from '../embed/controlClient.js';
@@ -195,9 +194,3 @@ export async function replay(
   }
   return results;
 }
-
-/** A short fingerprint of a body, to group identical recorded errors. */
-export const bodyKey = (text: string | undefined): string =>
-  createHash('sha1')
-    .update(text ?? '')
-    .digest('hex');

@@ -23,9 +23,18 @@ function table(): Route[] {
   return routes;
 }
 
+/** Live's storage (S3 hosts, recorded as `/storage/~s3/<host>/<key>`) by method alone. */
+const S3_OPERATIONS: Record<string, string> = {
+  PUT: 'uploadPart',
+  OPTIONS: 'uploadPartPreflight',
+  GET: 'downloadFile',
+  HEAD: 'headFile',
+};
+
 /** The operationId a request to simulator path `path` calls, or undefined when none. */
 export function operationOf(method: string, path: string): string | undefined {
   const bare = path.split('?')[0]!;
+  if (bare.startsWith(`${STORAGE_PREFIX}/~s3/`)) return S3_OPERATIONS[method.toUpperCase()];
   const m = method.toUpperCase() === 'HEAD' ? ['HEAD', 'GET'] : [method.toUpperCase()];
   for (const want of m) {
     const hit = table().find((r) => r.method === want && r.pattern.test(bare));

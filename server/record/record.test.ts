@@ -1,8 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCompare } from '../compare/command.js';
 import type { DriftReport } from '../contract/drift.js';
@@ -93,11 +92,21 @@ describe('serve --record', () => {
     const schema = JSON.parse(
       await readFile(join(import.meta.dirname, 'testdata', 'har-1.2.schema.json'), 'utf8'),
     );
+    // ajv and ajv-formats are CommonJS: their default exports, as the simulator loads them.
+    const require = createRequire(import.meta.url);
+    const { default: Ajv } = require('ajv') as typeof import('ajv');
+    const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
     const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats(ajv);
     const valid = ajv.compile(schema);
     const doc = JSON.parse(har);
     expect(valid(doc), JSON.stringify(valid.errors?.slice(0, 3))).toBe(true);
+    // The schema does refuse what is not HAR 1.2 (a field out of place, one missing).
+    const broken = structuredClone(doc);
+    delete broken.log.entries[0].timings;
+    broken.log.entries[1].response.extra = 1;
+    expect(valid(broken)).toBe(false);
+    expect(valid.errors?.length).toBe(2);
     expect(doc.log._app).toBe(APP.client_id);
     expect(doc.log._region).toBe('us');
     const ops = doc.log.entries.map(

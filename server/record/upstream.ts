@@ -10,7 +10,7 @@ import { DEFAULT_LIVE_HOST, LIVE_PREFIX } from '../redirect/hosts.js';
  */
 export type Upstream = { kind: 'live'; region?: Region } | { kind: 'url'; origin: string; base: string };
 
-export const UPSTREAM_CHOICES = 'live, live-us, live-jp or an http(s) URL';
+const UPSTREAM_CHOICES = 'live, live-us, live-jp or an http(s) URL';
 
 /** The `--upstream` value, checked; throws saying what is accepted. */
 export function parseUpstream(raw: string): Upstream {

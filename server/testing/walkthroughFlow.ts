@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fromRoot } from '../core/root.js';
 import { basicAuth, bearer, http } from './http.js';
 
-export interface FlowApp {
+interface FlowApp {
   client_id: string;
   secret_key: string;
   api_key: string;

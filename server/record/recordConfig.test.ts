@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { banner } from '../cli.js';
+import { parseConfig, testConfig } from '../config.js';
+import { operationOf } from './operationOf.js';
+import { forwardOf, parseUpstream, rewriteAnswer } from './upstream.js';
+
+describe('--record and --upstream', () => {
+  it('go together: nothing is forwarded unless it is recorded', () => {
+    expect(() => parseConfig({ upstream: 'live' })).toThrow(/--upstream needs --record/);
+    expect(() => parseConfig({ record: 'rec' })).toThrow(/--record needs --upstream/);
+    expect(() => parseConfig({ record: 'rec', upstream: 'ftp://x' })).toThrow(
+      /live, live-us, live-jp or an http/,
+    );
+    expect(parseConfig({ record: 'rec', upstream: 'live-jp' }).upstream).toBe('live-jp');
+  });
+
+  it('the banner says where traffic goes and where it is written', () => {
+    const text = banner('http://127.0.0.1:4010', testConfig(), [], undefined, {
+      file: '/tmp/r/partner-sim-x.har',
+      upstream: 'https://platform-us.plaud.ai (live US)',
+    });
+    expect(text).toContain(
+      'RECORDING: partner-API and storage requests are forwarded to https://platform-us.plaud.ai (live US)',
+    );
+    expect(text).toContain('/tmp/r/partner-sim-x.har');
+    expect(banner('http://127.0.0.1:4010', testConfig(), [])).not.toContain('RECORDING');
+  });
+});
+
+describe('upstreams', () => {
+  it('live sends each region to its host; a URL keeps the simulator path', () => {
+    const live = parseUpstream('live');
+    expect(forwardOf(live, '/jp/developer/api/oauth/partner/access-token')?.url.href).toBe(
+      'https://platform-jp.plaud.ai/developer/api/oauth/partner/access-token',
+    );
+    expect(forwardOf(parseUpstream('live-jp'), '/developer/api/x?a=1')?.url.href).toBe(
+      'https://platform-jp.plaud.ai/developer/api/x?a=1',
+    );
+    const url = parseUpstream('http://127.0.0.1:9/');
+    expect(forwardOf(url, '/storage/uploads/f?partNumber=1')?.url.href).toBe(
+      'http://127.0.0.1:9/storage/uploads/f?partNumber=1',
+    );
+    expect(forwardOf(url, '/__admin/apps')).toBeUndefined();
+    expect(forwardOf(url, '/docs')).toBeUndefined();
+  });
+
+  it('live storage URLs come back through the recorder, and only S3 hosts go out', () => {
+    const live = parseUpstream('live');
+    const text = rewriteAnswer(
+      live,
+      '{"u":"https://bkt.s3.us-west-2.amazonaws.com/k/1?X-Amz-Signature=a"}',
+      'http://127.0.0.1:4010',
+    );
+    expect(text).toBe(
+      '{"u":"http://127.0.0.1:4010/storage/~s3/bkt.s3.us-west-2.amazonaws.com/k/1?X-Amz-Signature=a"}',
+    );
+    expect(forwardOf(live, '/storage/~s3/bkt.s3.us-west-2.amazonaws.com/k/1?a=1')?.url.href).toBe(
+      'https://bkt.s3.us-west-2.amazonaws.com/k/1?a=1',
+    );
+    expect(forwardOf(live, '/storage/~s3/evil.example.com/k')).toBeUndefined();
+    expect(operationOf('PUT', '/storage/~s3/bkt.s3.amazonaws.com/k?partNumber=1')).toBe('uploadPart');
+  });
+
+  it('names the operation of a simulator path', () => {
+    expect(operationOf('GET', '/jp/developer/api/open/partner/ai/transcriptions/task_exec_1')).toBe(
+      'getTranscription',
+    );
+    expect(operationOf('POST', '/developer/api/open/partner/ai/transcriptions/')).toBe('createTranscription');
+    expect(operationOf('PUT', '/storage/uploads/file_1')).toBe('uploadPart');
+    expect(operationOf('GET', '/developer/api/nothing')).toBeUndefined();
+  });
+});
