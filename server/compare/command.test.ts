@@ -3,23 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Pseudonyms } from '../control/redact.js';
+import { compareRun } from '../testing/compareRun.js';
 import { Carry } from './carry.js';
-import { runCompare } from './command.js';
 
-async function run(args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await runCompare(args, {
-    stdout: (s) => {
-      out += s;
-    },
-    stderr: (s) => {
-      err += s;
-    },
-    env: {},
-  });
-  return { code, out, err };
-}
+const run = compareRun;
 
 describe('partner-sim compare', () => {
   it('--help says what it does', async () => {

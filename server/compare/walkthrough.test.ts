@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { DriftReport } from '../contract/drift.js';
 import { fromRoot } from '../core/root.js';
 import { startSimulator } from '../embed/startSimulator.js';
+import { compareRun } from '../testing/compareRun.js';
 import { walkthrough } from '../testing/walkthroughFlow.js';
-import { runCompare } from './command.js';
 
 const DEMO = {
   client_id: 'demo-client-us',
@@ -16,14 +16,7 @@ const DEMO = {
 const RECORDINGS = fromRoot('fixtures', 'recordings');
 
 async function compareJson(file: string): Promise<DriftReport> {
-  let out = '';
-  const code = await runCompare([file, '--json'], {
-    stdout: (s) => {
-      out += s;
-    },
-    stderr: () => {},
-    env: {},
-  });
+  const { code, out } = await compareRun([file, '--json']);
   expect(code).toBe(0);
   return JSON.parse(out) as DriftReport;
 }

@@ -3,9 +3,9 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCompare } from '../compare/command.js';
 import type { DriftReport } from '../contract/drift.js';
 import { type SimulatorHandle, startSimulator } from '../embed/startSimulator.js';
+import { compareRun } from '../testing/compareRun.js';
 import { bearer, http } from '../testing/http.js';
 import { walkthrough } from '../testing/walkthroughFlow.js';
 
@@ -28,20 +28,7 @@ const APP = {
   api_key: 'ak_standin_Key_4242424242',
 };
 
-async function compare(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCompare(args, {
-    stdout: (s) => {
-      out += s;
-    },
-    stderr: (s) => {
-      err += s;
-    },
-    env: {},
-  });
-  return { code, out, err };
-}
+const compare = compareRun;
 
 beforeAll(async () => {
   upstream = await startSimulator();
