@@ -145,6 +145,7 @@ describe('serve --record', () => {
 
   it('compare --fail-on-drift exits 1; the Markdown names each exchange', async () => {
     const { code, out } = await compare([file, '--fail-on-drift']);
+    if (process.env.SHOW_MD) console.log(out);
     expect(code).toBe(1);
     expect(out).toContain('# Recording drift');
     expect(out).toMatch(/\| #\d+ \| getDeviceBinding \| 503 \| status \|/);
