@@ -108,18 +108,21 @@ export async function replay(
   /** Part bytes sent per upload, and whether any was a stand-in (then `file_md5` is recomputed). */
   const uploads = new Map<string, { parts: Map<number, Buffer>; standIn: boolean }>();
   const results: ExchangeResult[] = [];
-  // The app's clock runs with real time; it is moved on so that, at each exchange, as much
-  // time has passed since the first as had in the recording (the replay's own time counted).
-  const recordedStart = Date.parse(rec.entries[0]?.startedDateTime ?? '');
-  const replayStart = performance.now();
+  // The app's clock runs with real time. Before each exchange it is moved on so that at least
+  // as much time has passed since the previous one as had in the recording: each pause is
+  // kept whole even when an earlier step of the replay was slower than recorded.
+  let previous: { recorded: number; at: number } | undefined;
   let moved = 0;
   for (const [i, entry] of rec.entries.entries()) {
-    const behind =
-      Date.parse(entry.startedDateTime) - recordedStart - (performance.now() - replayStart + moved);
-    if (behind >= 1) {
-      await target.control.advanceClock(behind, target.app.client_id);
-      moved += Math.round(behind);
+    const startedAt = Date.parse(entry.startedDateTime);
+    if (previous) {
+      const behind = startedAt - previous.recorded - (performance.now() + moved - previous.at);
+      if (behind >= 1) {
+        await target.control.advanceClock(behind, target.app.client_id);
+        moved += Math.round(behind);
+      }
     }
+    previous = { recorded: startedAt, at: performance.now() + moved };
 
     const recordedUrl = new URL(entry.request.url);
     const url = new URL(
