@@ -50,6 +50,7 @@ beforeAll(async () => {
       app: APP,
       userId: 'partner-user-4711',
       refresh: true,
+      pollMs: 2500, // far from the task's status changes (walkthrough.test.ts says why)
     });
     secrets = flow.secrets;
     audio = flow.audio;
