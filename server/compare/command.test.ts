@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Pseudonyms } from '../control/redact.js';
 import { compareRun } from '../testing/compareRun.js';
+import { faultRules } from './asFaults.js';
 import { Carry } from './carry.js';
+import type { ExchangeResult } from './replay.js';
 
 const run = compareRun;
 
@@ -88,5 +90,60 @@ describe('what a replay carries', () => {
     expect(names.json({ privateKey: '-----BEGIN PRIVATE KEY-----\nabc' })).toEqual({
       privateKey: expect.stringMatching(/^redacted-\d+$/),
     });
+  });
+});
+
+describe('--as-faults rules', () => {
+  const result = (
+    operation: string,
+    recorded: number,
+    actual: number,
+    text: string,
+    headers: { name: string; value: string }[] = [],
+  ) =>
+    ({
+      label: '#1',
+      operation,
+      recorded: { op: operation, status: recorded, form: '', fields: {} },
+      actual: { op: operation, status: actual, form: '', fields: {} },
+      drift: [],
+      entry: { response: { status: recorded, headers, content: { size: text.length, text } } },
+    }) as unknown as ExchangeResult;
+
+  it('one rule per recorded error the target did not give, counted, with what a client acts on', () => {
+    const xml = '<?xml version="1.0"?><Error><Code>SlowDown</Code></Error>';
+    const rules = faultRules(
+      [
+        result('createTranscription', 429, 200, '{"detail":"RATE_LIMITED"}', [
+          { name: 'Retry-After', value: '7' },
+        ]),
+        result('createTranscription', 429, 200, '{"detail":"RATE_LIMITED"}', [
+          { name: 'Retry-After', value: '7' },
+        ]),
+        result('uploadPart', 503, 200, xml, [{ name: 'Content-Type', value: 'application/xml' }]),
+        result('createUserToken', 422, 422, '{"detail":[]}'), // the simulator gives it too
+        result('getPartnerToken', 200, 503, '{}'), // not an error on the recording's side
+        result('GET /nowhere', 500, 404, ''), // no operation to put a rule on
+      ],
+      'app-1',
+    );
+    expect(rules).toEqual([
+      {
+        operation: 'createTranscription',
+        status: 429,
+        body: { detail: 'RATE_LIMITED' },
+        headers: { 'retry-after': '7' },
+        times: 2,
+        match: { client_id: 'app-1' },
+      },
+      {
+        operation: 'uploadPart',
+        status: 503,
+        body: xml,
+        headers: { 'content-type': 'application/xml' },
+        times: 1,
+        match: { client_id: 'app-1' },
+      },
+    ]);
   });
 });

@@ -13,6 +13,8 @@ const HOP = new Set([
   'transfer-encoding',
   'upgrade',
   'content-length',
+  // The whole body is already here: the upstream is not asked whether to send it.
+  'expect',
 ]);
 
 export function endToEnd(headers: IncomingHttpHeaders): Record<string, string | string[]> {
