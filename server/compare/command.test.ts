@@ -87,6 +87,9 @@ describe('what a replay carries', () => {
     expect(String(body.user_id)).toHaveLength('partner-user-4711'.length);
     expect(JSON.stringify(body)).not.toMatch(/4711|3f2c8a90/);
     expect(names.text('error for partner-user-4711')).toBe(`error for ${body.user_id}`);
+    // A secret of no known shape, once seen, is hidden wherever it is echoed.
+    const opaque = names.secret('0123456789abcdef-opaque');
+    expect(names.text('the token 0123456789abcdef-opaque is unknown')).toBe(`the token ${opaque} is unknown`);
     expect(names.json({ privateKey: '-----BEGIN PRIVATE KEY-----\nabc' })).toEqual({
       privateKey: expect.stringMatching(/^redacted-\d+$/),
     });

@@ -159,10 +159,15 @@ export class Pseudonyms {
     return name;
   }
 
-  /** Free text with every secret shape and every user id seen so far replaced. */
+  /**
+   * Free text with every secret shape, and every secret and user id seen so far, replaced:
+   * a token of no known shape, once seen in a header or a secret-named member, is hidden
+   * wherever it is echoed later (an error message quoting it).
+   */
   text(text: string): string {
     let out = text.replace(SUBJECT, (s) => this.user(s));
     for (const [value, name] of this.users) if (value.length >= 3) out = out.split(value).join(name);
+    for (const [value, name] of this.secrets) if (value.length >= 8) out = out.split(value).join(name);
     return redactText(out, this.secret);
   }
 
