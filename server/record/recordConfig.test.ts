@@ -1,6 +1,10 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { banner } from '../cli.js';
 import { parseConfig, testConfig } from '../config.js';
+import { startSimulator } from '../embed/startSimulator.js';
 import { operationOf } from './operationOf.js';
 import { forwardOf, parseUpstream, rewriteAnswer } from './upstream.js';
 
@@ -68,5 +72,23 @@ describe('upstreams', () => {
     expect(operationOf('POST', '/developer/api/open/partner/ai/transcriptions/')).toBe('createTranscription');
     expect(operationOf('PUT', '/storage/uploads/file_1')).toBe('uploadPart');
     expect(operationOf('GET', '/developer/api/nothing')).toBeUndefined();
+  });
+});
+
+describe('a recorder whose upstream is down', () => {
+  it('answers 502 naming it, records nothing, and keeps serving its own control API', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'psim-record-down-'));
+    const rec = await startSimulator({ config: { record: dir, upstream: 'http://127.0.0.1:1' } });
+    try {
+      const res = await fetch(`${rec.url}/developer/api/oauth/partner/access-token`, { method: 'POST' });
+      expect(res.status).toBe(502);
+      expect(await res.json()).toMatchObject({ detail: 'UPSTREAM_UNREACHABLE' });
+      expect((await fetch(`${rec.url}/__admin/health`)).status).toBe(200);
+      const [name] = await readdir(dir);
+      expect(JSON.parse(await readFile(join(dir, name!), 'utf8')).log.entries).toEqual([]);
+    } finally {
+      await rec.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
