@@ -4,9 +4,10 @@ import type { ControlClient } from '../embed/controlClient.js';
 import { isTextual } from '../record/harEntry.js';
 import { operationOf } from '../record/operationOf.js';
 import type { components } from '../spec/admin-types.js';
-import { type AudioBytes, joinedMd5 } from './audio.js';
+import type { AudioBytes } from './audio.js';
 import { Carry } from './carry.js';
 import { type HarEntry, harHeader, type Recording } from './har.js';
+import { parseJson, RequestBuilder } from './replayRequest.js';
 
 export interface ReplayTarget {
   /** Root of the target, e.g. http://127.0.0.1:4010 */
@@ -26,29 +27,8 @@ export interface ExchangeResult {
   entry: HarEntry;
 }
 
-/** Headers the replay never copies: framing, the recorder's host, and its encoding choice. */
-const DROPPED = new Set([
-  'host',
-  'content-length',
-  'connection',
-  'keep-alive',
-  'transfer-encoding',
-  'accept-encoding',
-  'expect',
-  'te',
-  'upgrade',
-]);
-
 const unquote = (etag: string | undefined | null): string =>
   (etag ?? '').replace(/^W\//, '').replace(/"/g, '');
-
-const parse = (text: string | undefined): unknown => {
-  try {
-    return text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
 
 /** The shape of an answer (as `contract --compare` takes it); bytes count as a non-empty body. */
 function shape(
@@ -59,7 +39,7 @@ function shape(
   size: number,
 ): ResponseShape {
   const shown = text ?? (size > 0 ? '\u0000' : '');
-  const s = shapeOf(op, { status, headers: { 'content-type': type }, text: shown, body: parse(text) });
+  const s = shapeOf(op, { status, headers: { 'content-type': type }, text: shown, body: parseJson(text) });
   // JSON has one number type: whether a recorded 0.5 s happened to be 1 s is a value, not a shape.
   for (const [field, t] of Object.entries(s.fields))
     s.fields[field] = [...new Set(t.split('|').map((x) => (x === 'integer' ? 'number' : x)))].join('|');
@@ -100,13 +80,7 @@ export async function replay(
 ): Promise<ExchangeResult[]> {
   const carry = new Carry();
   if (rec.app) carry.seed(rec.app, target.app.client_id);
-  const basic = `Basic ${Buffer.from(`${target.app.client_id}:${target.app.secret_key}`).toString('base64')}`;
-  const chunk = Math.max(
-    1,
-    ...rec.entries.map((e) => (e.request.postData?._md5 ? (e.request.postData._size ?? 0) : 0)),
-  );
-  /** Part bytes sent per upload, and whether any was a stand-in (then `file_md5` is recomputed). */
-  const uploads = new Map<string, { parts: Map<number, Buffer>; standIn: boolean }>();
+  const requests = new RequestBuilder(target.root, target.app, carry, audio, rec.entries);
   const results: ExchangeResult[] = [];
   // The app's clock runs with real time. Before each exchange it is moved on so that at least
   // as much time has passed since the previous one as had in the recording: each pause is
@@ -124,47 +98,16 @@ export async function replay(
     }
     previous = { recorded: startedAt, at: performance.now() + moved };
 
-    const recordedUrl = new URL(entry.request.url);
-    const url = new URL(
-      carry.whole(entry.request.url) ?? target.root + carry.apply(recordedUrl.pathname + recordedUrl.search),
-    );
+    const req = await requests.build(entry);
     const op =
       entry._operation ??
-      operationOf(entry.request.method, recordedUrl.pathname) ??
-      `${entry.request.method} ${recordedUrl.pathname}`;
-    const headers: Record<string, string> = {};
-    for (const { name, value } of entry.request.headers) {
-      const key = name.toLowerCase();
-      if (DROPPED.has(key) || key.startsWith(':')) continue;
-      if (key === 'authorization' && /^Basic\s/i.test(value)) headers[key] = basic;
-      else if (key === 'x-client-api-key') headers[key] = target.app.api_key;
-      else if (key === 'x-client-id') headers[key] = target.app.client_id;
-      else headers[key] = carry.apply(value);
-    }
-    let body: Buffer | string | undefined;
-    const post = entry.request.postData;
-    if (post?._md5 !== undefined) {
-      const part = Number(url.searchParams.get('partNumber') ?? 1) || 1;
-      const got = await audio.bytes(post._size ?? 0, post._md5, part, chunk);
-      body = got.body;
-      const id = url.searchParams.get('uploadId') ?? '';
-      const upload = uploads.get(id) ?? { parts: new Map(), standIn: false };
-      upload.parts.set(part, got.body);
-      upload.standIn ||= !got.real;
-      uploads.set(id, upload);
-    } else if (post?.text) {
-      body = carry.apply(post.text);
-      const json = parse(body) as { upload_id?: string; file_md5?: string } | undefined;
-      const upload = json?.upload_id ? uploads.get(json.upload_id) : undefined;
-      if (json?.file_md5 && upload?.standIn)
-        body = JSON.stringify({ ...json, file_md5: joinedMd5(upload.parts) });
-    }
-    const method = entry.request.method.toUpperCase();
-    const res = await fetch(url, {
-      method,
-      headers,
+      operationOf(req.method, new URL(entry.request.url).pathname) ??
+      `${req.method} ${new URL(entry.request.url).pathname}`;
+    const res = await fetch(req.url, {
+      method: req.method,
+      headers: req.headers,
       redirect: 'manual',
-      ...(body !== undefined && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
+      ...(req.body === undefined ? {} : { body: req.body }),
     });
     const bytes = Buffer.from(await res.arrayBuffer());
     const type = res.headers.get('content-type') ?? '';
@@ -193,7 +136,7 @@ export async function replay(
       );
     results.push({ label, operation: op, recorded, actual, drift, entry });
 
-    carry.learn(parse(entry.response.content.text), parse(text));
+    carry.learn(parseJson(entry.response.content.text), parseJson(text));
     carry.set(unquote(recEtag), unquote(actEtag));
     const recLocation = harHeader(entry.response.headers, 'location');
     const actLocation = res.headers.get('location');
