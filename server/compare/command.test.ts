@@ -150,3 +150,25 @@ describe('--as-faults rules', () => {
     ]);
   });
 });
+
+describe('what compare loads', () => {
+  it('never vitest or pactum (they may be left out of an install): runtime imports only', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { dirname, resolve } = await import('node:path');
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const queue = [resolve(import.meta.dirname, 'command.ts')];
+    for (let f = queue.pop(); f; f = queue.pop()) {
+      if (seen.has(f)) continue;
+      seen.add(f);
+      const text = (await readFile(f, 'utf8')).replace(/^import type [^;]+;$/gm, '');
+      for (const m of text.matchAll(/(?:^import [^;]*?from |import\()\s*'([^']+)'/gm)) {
+        const spec = m[1]!;
+        if (spec.startsWith('.')) queue.push(resolve(dirname(f), spec.replace(/\.js$/, '.ts')));
+        else packages.add(spec);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(10);
+    expect([...packages].filter((p) => /vitest|pactum/.test(p))).toEqual([]);
+  });
+});
