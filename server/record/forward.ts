@@ -1,5 +1,14 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate } from 'node:zlib';
+
+const DECODERS: Record<string, (b: Buffer) => Promise<Buffer>> = {
+  gzip: promisify(gunzip),
+  'x-gzip': promisify(gunzip),
+  deflate: promisify(inflate),
+  br: promisify(brotliDecompress),
+};
 
 /** Headers of one hop only (RFC 9110 §7.6.1), never passed on; framing is set anew. */
 const HOP = new Set([
@@ -51,7 +60,7 @@ export function readBody(stream: IncomingMessage, max: number): Promise<Buffer> 
  * Send one request to the upstream, as the client sent it but for its Host, the framing and
  * `Accept-Encoding: identity` (so the answer can be recorded and its storage URLs rewritten).
  */
-export function forward(
+export async function forward(
   url: URL,
   method: string,
   headers: IncomingHttpHeaders,
@@ -65,7 +74,7 @@ export function forward(
     'accept-encoding': 'identity',
   };
   if (body.length > 0 || headers['content-length'] !== undefined) out['content-length'] = String(body.length);
-  return new Promise((resolve, reject) => {
+  const answer = await new Promise<Answer>((resolve, reject) => {
     const req = send(url, { method, headers: out, timeout: timeoutMs }, (res) => {
       readBody(res, 1024 ** 3).then(
         (b) =>
@@ -82,4 +91,13 @@ export function forward(
     req.on('error', reject);
     req.end(body);
   });
+  // Asked for identity, an upstream may still compress: the answer is recorded, rewritten and
+  // passed on decoded (its Content-Encoding dropped), so the client reads the same content.
+  const encoding = String(answer.headers['content-encoding'] ?? '').toLowerCase();
+  const decode = DECODERS[encoding];
+  if (decode && answer.body.length > 0) {
+    const { 'content-encoding': _dropped, ...rest } = answer.headers;
+    return { ...answer, headers: rest, body: await decode(answer.body) };
+  }
+  return answer;
 }

@@ -92,3 +92,36 @@ describe('a recorder whose upstream is down', () => {
     }
   });
 });
+
+describe('an upstream that compresses although asked not to', () => {
+  it('is recorded, and passed on, decoded', async () => {
+    const { createServer } = await import('node:http');
+    const { gzipSync } = await import('node:zlib');
+    let asked = '';
+    const up = createServer((req, res) => {
+      asked = String(req.headers['accept-encoding']);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync(JSON.stringify({ access_token: 'opaque-token-123456789', token_type: 'bearer' })));
+    });
+    await new Promise<void>((r) => up.listen(0, '127.0.0.1', r));
+    const dir = await mkdtemp(join(tmpdir(), 'psim-record-gzip-'));
+    const port = (up.address() as { port: number }).port;
+    const rec = await startSimulator({ config: { record: dir, upstream: `http://127.0.0.1:${port}` } });
+    try {
+      const res = await fetch(`${rec.url}/developer/api/oauth/partner/access-token`, { method: 'POST' });
+      expect(res.headers.get('content-encoding')).toBeNull();
+      expect(await res.json()).toMatchObject({ access_token: 'opaque-token-123456789' });
+      expect(asked).toBe('identity');
+      const [name] = await readdir(dir);
+      const har = await readFile(join(dir, name!), 'utf8');
+      expect(har).not.toContain('opaque-token-123456789');
+      expect(JSON.parse(JSON.parse(har).log.entries[0].response.content.text)).toMatchObject({
+        token_type: 'bearer',
+      });
+    } finally {
+      await rec.stop();
+      up.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
