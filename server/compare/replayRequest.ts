@@ -63,7 +63,7 @@ export class RequestBuilder {
   }
 
   async build(entry: HarEntry): Promise<ReplayRequest> {
-    const { carry, app } = this;
+    const { carry } = this;
     const recorded = new URL(entry.request.url);
     const url = new URL(
       carry.whole(entry.request.url) ?? this.root + carry.apply(recorded.pathname + recorded.search),
@@ -73,8 +73,8 @@ export class RequestBuilder {
       const key = name.toLowerCase();
       if (DROPPED.has(key) || key.startsWith(':')) continue;
       if (key === 'authorization' && /^Basic\s/i.test(value)) headers[key] = this.basic;
-      else if (key === 'x-client-api-key') headers[key] = app.api_key;
-      else if (key === 'x-client-id') headers[key] = app.client_id;
+      else if (key === 'x-client-api-key') headers[key] = this.app.api_key;
+      else if (key === 'x-client-id') headers[key] = this.app.client_id;
       else headers[key] = carry.apply(value);
     }
     const method = entry.request.method.toUpperCase();
