@@ -17,6 +17,10 @@ const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promi
     summary: 'run the contract suite against sim, a URL or live (--help)',
     run: async (a) => (await import('./contract/command.js')).runContract(a),
   },
+  compare: {
+    summary: 'replay a recording (serve --record) against the simulator and report drift (--help)',
+    run: async (a) => (await import('./compare/command.js')).runCompare(a),
+  },
   transcribe: {
     summary: 'upload an audio file and print its transcript (--help)',
     run: async (a) => (await import('./cli/transcribe.js')).runTranscribe(a),
@@ -100,6 +104,7 @@ export function banner(
   config: Config,
   apps: PartnerApp[],
   https?: RunningSimulator['https'],
+  recording?: RunningSimulator['recording'],
 ): string {
   const u = bannerUrls(url, config, https);
   const creds = apps
@@ -120,6 +125,12 @@ export function banner(
         ]
       : []),
     `  state:       ${stateOf(config)}`,
+    ...(recording
+      ? [
+          `RECORDING: partner-API and storage requests are forwarded to ${recording.upstream}`,
+          `  and written, secrets redacted, to ${recording.file}`,
+        ]
+      : []),
     ...seedWarning(config),
     'Demo credentials (fixture apps):',
     creds || '  (no apps in fixtures: create one with POST /__admin/apps)',
@@ -140,11 +151,14 @@ export function bannerJson(
   config: Config,
   apps: PartnerApp[],
   https?: RunningSimulator['https'],
+  recording?: RunningSimulator['recording'],
 ): string {
   const warning = seedWarning(config).join('').replace(/\s+/g, ' ');
   return jsonLine(`partner-sim listening on ${url}`, {
     urls: bannerUrls(url, config, https),
     state: stateOf(config),
+    // Where partner-API traffic goes when it is not answered here (serve --record).
+    ...(recording ? { recording: { upstream: recording.upstream, file: recording.file } } : {}),
     ...(warning ? { warning } : {}),
     credentials: apps.map((a) => ({
       region: a.region,
@@ -197,7 +211,7 @@ async function serve(argv: string[]): Promise<number> {
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
   const apps = await fixtureApps(config, sim.services.apps.list());
-  process.stdout.write((pretty ? banner : bannerJson)(sim.url, config, apps, sim.https));
+  process.stdout.write((pretty ? banner : bannerJson)(sim.url, config, apps, sim.https, sim.recording));
   await stopped;
   return 0;
 }

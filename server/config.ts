@@ -79,6 +79,12 @@ export function parseConfig(
     throw new ConfigError('--storage-host needs --https (its URLs are https:// through the proxy)');
   if (out.store !== undefined && out.inMemory)
     throw new ConfigError('--store and --in-memory exclude each other: pick where state lives');
+  if ((out.record === undefined) !== (out.upstream === undefined))
+    throw new ConfigError(
+      out.record === undefined
+        ? '--upstream needs --record <dir>: nothing is forwarded unless it is recorded'
+        : '--record needs --upstream <live|live-us|live-jp|URL>: where the recorded requests go',
+    );
   if (out.port > 65535) throw new ConfigError(`invalid value for --port: ${out.port} (0-65535)`);
   if (out.chunkSize < 1) throw new ConfigError('--chunk-size must be at least 1');
   if (out.maxConnections < 1) throw new ConfigError('--max-connections must be at least 1');

@@ -1,6 +1,7 @@
 import { extraOptions } from './options/extras.js';
 import type { Option } from './options/kit.js';
 import { listeningOptions } from './options/listening.js';
+import { recordOptions } from './options/record.js';
 import { serviceOptions } from './options/service.js';
 
 /**
@@ -9,7 +10,7 @@ import { serviceOptions } from './options/service.js';
  * (kept in three modules under server/options/ by what the options are about, in `--help`
  * order); a test holds docs/configuration.md's table to it.
  */
-export const options = [...listeningOptions, ...serviceOptions, ...extraOptions] as const;
+export const options = [...listeningOptions, ...serviceOptions, ...extraOptions, ...recordOptions] as const;
 
 /**
  * Configuration is parsed once (CLI flags over environment over defaults) into this typed

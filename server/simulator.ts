@@ -10,6 +10,7 @@ import { Instance } from './domain/instance.js';
 import { answerClientError } from './http/clientError.js';
 import { guardedServer } from './http/connectionGuard.js';
 import type { HttpsListener } from './net/httpsListener.js';
+import type { Recorder } from './record/recorder.js';
 import { type CoreDeps, createServices, type Services, seedAll } from './services.js';
 import { adminSpec, apiSpec } from './spec/openapi.js';
 import { validatorsFor } from './spec/validators.js';
@@ -121,6 +122,8 @@ export interface RunningSimulator extends Simulator {
    * clients trust) and the proxy address (HTTPS_PROXY), the same host and port as `url`.
    */
   https?: { url: string; caCertPath: string; proxy: string };
+  /** With --record: the HAR file of this session and where its traffic goes. */
+  recording?: { file: string; upstream: string };
   stop(): Promise<void>;
 }
 
@@ -161,28 +164,36 @@ export async function serveSimulator(config: Config): Promise<RunningSimulator> 
   });
   let sim: Simulator;
   let secure: HttpsListener | undefined;
+  let recorder: Recorder | undefined;
+  let front: RequestListener;
   try {
     sim = await createSimulator(config, () => {
       const at = server.address();
       return at !== null && typeof at === 'object' ? [at] : [];
     });
     logger = sim.services.deps.logger;
+    // --record: partner-API and storage requests go upstream and into a HAR file (loaded only then).
+    recorder = config.record
+      ? await (await import('./record/recorder.js')).startRecorder(sim.app, config, logger)
+      : undefined;
+    front = recorder?.listener ?? sim.app;
     // --https: one port for plain HTTP, TLS and the proxy (loaded only then: node-forge and
     // all), on the same guarded server, so its caps and timeouts hold for decrypted
     // connections too. Its "server" is the one already listening; only its listener is new.
     secure = config.https
-      ? await (await import('./net/httpsListener.js')).httpsListener(sim.app, config, logger, (l) => {
+      ? await (await import('./net/httpsListener.js')).httpsListener(front, config, logger, (l) => {
           listener = l;
           return server;
         })
       : undefined;
   } catch (err) {
     booted(undefined);
+    await recorder?.close().catch(() => {});
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw err;
   }
-  listener ??= sim.app;
+  listener ??= front;
   booted(listener);
   server.on('clientError', answerClientError);
   // Warm the validators once listening: the first request then pays nothing extra, and
@@ -215,6 +226,7 @@ export async function serveSimulator(config: Config): Promise<RunningSimulator> 
           },
         }
       : {}),
+    ...(recorder ? { recording: { file: recorder.file.path, upstream: recorder.upstream } } : {}),
     stop() {
       stopping ??= (async () => {
         // Hung and delayed fault responses would otherwise hold the close for 2 s.
@@ -225,6 +237,7 @@ export async function serveSimulator(config: Config): Promise<RunningSimulator> 
           setTimeout(() => server.closeAllConnections(), 2000).unref();
           server.closeIdleConnections();
         });
+        await recorder?.close();
         await sim.close();
       })();
       return stopping;

@@ -6,7 +6,7 @@ import type { ScenarioResult } from '../../contracts/reporter/scenarioResult.js'
 /** One way two targets answered the same step of a scenario differently. */
 export interface Drift {
   operation: string;
-  kind: 'status' | 'error form' | 'body form' | 'only in main' | 'only in compare' | 'type';
+  kind: 'status' | 'error form' | 'body form' | 'only in main' | 'only in compare' | 'type' | 'header';
   /** Status on the main target (the compare one differs only for kind `status`). */
   status: number;
   /** The field path, for field and type drift. */
@@ -84,24 +84,37 @@ export function driftBetween(main: Results, compare: Results): DriftReport {
 
 const cell = (s: string) => s.replace(/\|/g, '\\|');
 
+/**
+ * How a report names its two sides. `partner-sim compare` (a recording against a target) says
+ * which exchange each difference is in; the contract drift check groups by operation.
+ */
+export interface DriftLabels {
+  title: string;
+  /** The sentence that names the two sides. */
+  sides: string;
+  /** A first column with each difference's `scenario` (the exchange of a recording). */
+  column?: string;
+}
+
 /** The drift report as a Markdown table, operations in the order they were compared. */
-export function renderDrift(report: DriftReport): string {
+export function renderDrift(report: DriftReport, labels?: DriftLabels): string {
   const lines = [
-    '# Contract drift',
+    labels ? `# ${labels.title}` : '# Contract drift',
     '',
-    `main: ${report.main}; compare: ${report.compare}. Shapes only (status, body form, fields, types), never values.`,
+    `${labels ? labels.sides : `main: ${report.main}; compare: ${report.compare}.`} Shapes only (status, body form, fields, types), never values.`,
     '',
   ];
+  const first = (d: Drift) => (labels?.column ? `| ${cell(d.scenario)} ` : '');
   if (report.drift.length === 0) lines.push('No drift: every compared answer has the same shape.', '');
   else {
     lines.push(
       `${report.drift.length} difference(s):`,
       '',
-      '| operation | status | difference | field | main | compare |',
-      '|---|---|---|---|---|---|',
+      `${labels?.column ? `| ${labels.column} ` : ''}| operation | status | difference | field | main | compare |`,
+      `${labels?.column ? '|---' : ''}|---|---|---|---|---|---|`,
       ...report.drift.map(
         (d) =>
-          `| ${d.operation} | ${d.status} | ${d.kind} | ${cell(d.field ?? '')} | ${cell(d.main)} | ${cell(d.compare)} |`,
+          `${first(d)}| ${d.operation} | ${d.status} | ${d.kind} | ${cell(d.field ?? '')} | ${cell(d.main)} | ${cell(d.compare)} |`,
       ),
       '',
     );

@@ -5,6 +5,14 @@
  */
 export const REDACTED = '[redacted]';
 
+/**
+ * What a secret is replaced by: `[redacted]` for the journal and logs; a recording names each
+ * distinct secret once (`Pseudonyms`), so a session still reads in order and a replay can
+ * tell which answer a later request's token came from.
+ */
+export type Namer = (secret: string) => string;
+const hidden: Namer = () => REDACTED;
+
 const SECRET_NAME = /token|secret|passw|api[-_]?key|signature|credential|authorization|cookie|session/i;
 /** Three base64url segments starting like a JSON header: a JWT. */
 const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
@@ -47,28 +55,34 @@ function decodedName(raw: string): string {
   return name;
 }
 
-function redactParam(all: string, sep: string, name: string, value: string): string {
+function redactParam(all: string, sep: string, name: string, value: string, namer: Namer): string {
   if (value === '') return all;
   // Most names (type, sn, partNumber) need no decoding: skip it for them.
   const plain = name.includes('%') || name.includes('+') ? decodedName(name) : name;
-  return SECRET_PARAM.test(plain) ? `${sep}${name}=${REDACTED}` : all;
+  return SECRET_PARAM.test(plain) ? `${sep}${name}=${namer(value)}` : all;
 }
 
 /** Remove secret-looking parts from any free text (URLs, header values, body strings). */
-export function scrub(text: string): string {
+export function scrub(text: string, namer: Namer = hidden): string {
   // Most values (user agents, content types, ids) hold none of the three shapes: one cheap
   // test spares them three replace passes. This runs for every header of every request.
   if (!MAYBE_SECRET.test(text)) return text;
-  return text.replace(JWT, REDACTED).replace(QUERY_PARAM, redactParam).replace(OPAQUE, REDACTED);
+  return text
+    .replace(JWT, namer)
+    .replace(QUERY_PARAM, (all, sep: string, name: string, value: string) =>
+      redactParam(all, sep, name, value, namer),
+    )
+    .replace(OPAQUE, namer);
 }
 
 /** A credential after an auth scheme, as free text shows it (`Authorization: Bearer abc`). */
-const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
+const AUTH_SCHEME = /\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]+)/gi;
 /** `name=value` with a secret name anywhere in prose (not only after `?`/`&`). */
 const LOOSE_PAIR = /(^|[\s,;(])([A-Za-z][\w.%+-]*)=([^\s&#,;)]+)/g;
 /** A JSON string member with a secret-smelling name: `"refresh_token":"…"`. */
 // Members whose name ends in a secret word; `token_type` or `expires_in` stay readable.
-const JSON_SECRET_NAME = /(^|_)(token|secret|secret_key|api_?key|apikey|password|signature|sig)$/i;
+const JSON_SECRET_NAME =
+  /(^|_)(token|secret|secret_key|api_?key|apikey|password|signature|sig|private_?key|credentials?)$/i;
 const JSON_SECRET = /("([^"\\]*)"\s*:\s*")((?:[^"\\]|\\.)*)"/g;
 
 /**
@@ -76,20 +90,21 @@ const JSON_SECRET = /("([^"\\]*)"\s*:\s*")((?:[^"\\]|\\.)*)"/g;
  * `scrub` masks, plus credentials after an auth scheme, secret `name=value` pairs anywhere
  * and secret-named JSON string members.
  */
-export function redactText(text: string): string {
-  return scrub(text)
-    .replace(AUTH_SCHEME, `$1 ${REDACTED}`)
+export function redactText(text: string, namer: Namer = hidden): string {
+  return scrub(text, namer)
+    .replace(AUTH_SCHEME, (_all, scheme: string, cred: string) => `${scheme} ${namer(cred)}`)
     .replace(LOOSE_PAIR, (all, pre: string, name: string, value: string) =>
-      redactParam(all, pre, name, value),
+      redactParam(all, pre, name, value, namer),
     )
     .replace(JSON_SECRET, (all, head: string, name: string, value: string) =>
-      value && JSON_SECRET_NAME.test(name) ? `${head}${REDACTED}"` : all,
+      value && JSON_SECRET_NAME.test(name) ? `${head}${namer(value)}"` : all,
     );
 }
 
 /** Request headers, lower-cased, secrets redacted; `Authorization` keeps its scheme. */
 export function redactHeaders(
   headers: Record<string, string | string[] | undefined>,
+  namer: Namer = hidden,
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, raw] of Object.entries(headers)) {
@@ -97,10 +112,74 @@ export function redactHeaders(
     const key = name.toLowerCase();
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
     if (key === 'authorization' || key === 'proxy-authorization') {
-      const scheme = /^(\w+)\s/.exec(value)?.[1];
-      out[key] = scheme ? `${scheme} ${REDACTED}` : REDACTED;
-    } else if (isSecretName(key)) out[key] = REDACTED;
-    else out[key] = scrub(value);
+      const m = /^(\w+)\s+(.*)$/.exec(value);
+      out[key] = m ? `${m[1]} ${namer(m[2]!)}` : namer(value);
+    } else if (isSecretName(key)) out[key] = namer(value);
+    else out[key] = scrub(value, namer);
   }
   return out;
+}
+
+const PLACEHOLDER = /^(?:\[redacted\]|redacted-\d+)$/;
+/** Subjects the service derives from a partner's user id (JWT `sub`, `bind_history`). */
+const SUBJECT = /client_user_[0-9A-Fa-f-]{8,}/g;
+const USER_NAME = /^(user_?id|userId)$/;
+
+/**
+ * The placeholders of one recording (`serve --record`): each distinct secret becomes
+ * `redacted-N` (URL-safe, so a redacted presigned URL stays a URL) and each user id `recorded-user-0N` (as long as the id; a subject `client_user_recorded-N`), the
+ * same value always the same placeholder, so a session still reads in order and `compare` can
+ * carry a token from the answer that gave it to the requests that use it.
+ */
+export class Pseudonyms {
+  private readonly secrets = new Map<string, string>();
+  private readonly users = new Map<string, string>();
+
+  readonly secret: Namer = (value) => {
+    if (PLACEHOLDER.test(value)) return value;
+    let name = this.secrets.get(value);
+    if (name === undefined) {
+      name = `redacted-${this.secrets.size + 1}`;
+      this.secrets.set(value, name);
+    }
+    return name;
+  };
+
+  user(value: string): string {
+    let name = this.users.get(value);
+    if (name === undefined) {
+      const n = String(this.users.size + 1);
+      // As long as the id it stands for, so a length rule answers the replay as it did live.
+      const sized = (head: string, len: number) => head + n.padStart(Math.max(0, len - head.length), '0');
+      if (value.startsWith('client_user_')) name = sized('client_user_recorded-', value.length);
+      else
+        name = sized(value.length >= 15 ? 'recorded-user-' : value.length >= 7 ? 'user-' : 'u', value.length);
+      this.users.set(value, name);
+    }
+    return name;
+  }
+
+  /**
+   * Free text with every secret shape, and every secret and user id seen so far, replaced:
+   * a token of no known shape, once seen in a header or a secret-named member, is hidden
+   * wherever it is echoed later (an error message quoting it).
+   */
+  text(text: string): string {
+    let out = text.replace(SUBJECT, (s) => this.user(s));
+    for (const [value, name] of this.users) if (value.length >= 3) out = out.split(value).join(name);
+    for (const [value, name] of this.secrets) if (value.length >= 8) out = out.split(value).join(name);
+    return redactText(out, this.secret);
+  }
+
+  /** A parsed JSON body: secret-named members, user ids and every string's secret shapes. */
+  json(value: unknown, key = ''): unknown {
+    if (typeof value === 'string') {
+      if (value && JSON_SECRET_NAME.test(key)) return this.secret(value);
+      if (value && USER_NAME.test(key)) return this.user(value);
+      return this.text(value);
+    }
+    if (Array.isArray(value)) return value.map((v) => this.json(v, key));
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.json(v, k)]));
+  }
 }
