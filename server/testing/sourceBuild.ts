@@ -8,10 +8,10 @@ import { fromRoot } from '../core/root.js';
 /** Relative imports (static and dynamic) of a module's source: its project dependencies. */
 const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)\.js['"]/g;
 
-/** Every project source file reachable from `entry` by relative imports, with its text. */
-async function reachable(entry: string): Promise<Map<string, string>> {
+/** Every project source file reachable from `entries` by relative imports, with its text. */
+async function reachable(entries: string[]): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  const queue = [entry];
+  const queue = [...entries];
   for (let f = queue.pop(); f; f = queue.pop()) {
     if (found.has(f)) continue;
     const text = await readFile(f, 'utf8');
@@ -21,15 +21,19 @@ async function reachable(entry: string): Promise<Map<string, string>> {
   return found;
 }
 
+/** What a child process may run: the CLI, the package entry and the doubles (package.json `exports`). */
+const ENTRIES = ['cli', 'index', 'doubles/reactNative', 'doubles/capacitor'];
+
 /**
  * The CLI entry of the current sources, runnable by plain `node` in a child process: tests
  * that must kill a real simulator process (crash safety) need the code under test, not a
  * `dist/` that may be older. Transpile only (no type check: `npm run typecheck` does that)
- * the files the CLI imports, into node_modules/.cache keyed by their content, so it runs once
- * per change. Project files are still found: fromRoot() walks up to openapi.yaml.
+ * the files the package's entries import, into node_modules/.cache keyed by their content, so
+ * it runs once per change; the other entries are beside it (sourceEntry). Project files are
+ * still found: fromRoot() walks up to openapi.yaml.
  */
 export async function sourceCliEntry(): Promise<string> {
-  const files = await reachable(fromRoot('server', 'cli.ts'));
+  const files = await reachable(ENTRIES.map((e) => fromRoot('server', `${e}.ts`)));
   const h = createHash('sha256');
   for (const [f, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) h.update(`${f}\0${text}\0`);
   const out = fromRoot('node_modules', '.cache', 'partner-sim-source', h.digest('hex').slice(0, 16));
@@ -59,4 +63,9 @@ export async function sourceCliEntry(): Promise<string> {
       await rm(join(dirname(out), old), { recursive: true, force: true });
   }
   return entry;
+}
+
+/** Another entry of the same transpiled sources, e.g. `index` or `doubles/capacitor`. */
+export async function sourceEntry(name: string): Promise<string> {
+  return join(dirname(await sourceCliEntry()), `${name}.js`);
 }
