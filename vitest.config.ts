@@ -7,8 +7,22 @@ export default defineConfig({
   test: {
     // Starts a throw-away PostgreSQL where Debian's binaries are, and names what must skip.
     globalSetup: ['./server/testing/globalSetup.ts'],
+    // Pool settings, chosen by measurement (issue 33; docs/benchmarks.md "test suite"). vitest's
+    // default on 2 cores is ONE worker (cores - 1), and most files wait on sockets, child
+    // processes and timers more than they compute: more workers than cores overlap the waits.
+    maxWorkers: 3,
     projects: [
-      { test: { name: 'unit', include: ['server/**/*.test.ts', 'bench/**/*.test.ts'], testTimeout: 20_000 } },
+      {
+        test: {
+          name: 'unit',
+          include: ['server/**/*.test.ts', 'bench/**/*.test.ts'],
+          testTimeout: 20_000,
+          // One module context per worker, not per file: each file imported the app (express,
+          // the spec, the validators) again, 286 s of "import" in a 1,719 s run. Files stop
+          // what they start and restore what they replace (global dispatcher, fake timers).
+          isolate: false,
+        },
+      },
       // Its own file: `partner-sim contract` runs the same config from the installed package.
       './contracts/vitest.config.ts',
       {

@@ -43,7 +43,7 @@ describe.skipIf(!haveChromium)('the Capacitor double in Chromium', () => {
     app = await bundleApp();
     browser = await openChromium();
     context = browser.context;
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await sim?.stop();

@@ -23,10 +23,10 @@ const ATTR_ESCAPES: Record<string, string> = {
   '\r': '&#13;',
 };
 
-export const escapeText = (s: string): string =>
+const escapeText = (s: string): string =>
   s.replace(NOT_XML_CHAR, '').replace(/[&<>]/g, (c) => TEXT_ESCAPES[c]!);
 
-export const escapeAttr = (s: string): string =>
+const escapeAttr = (s: string): string =>
   s.replace(NOT_XML_CHAR, '').replace(/[&<>"\t\n\r]/g, (c) => ATTR_ESCAPES[c]!);
 
 function render(e: XmlElement, indent: string, out: string[]): void {

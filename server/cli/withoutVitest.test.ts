@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VITEST_MISSING } from '../contract/plan.js';
 import { fromRoot } from '../core/root.js';
 import { type ServeChild, spawnServe } from '../testing/serveChild.js';
-import { sourceCliEntry, sourceEntry } from '../testing/sourceBuild.js';
+import { sourceEntry } from '../testing/sourceBuild.js';
 
 // vitest is an optional peer dependency: only `contract` needs it. Each command and entry runs
 // in a child process where it cannot be resolved (hideVitest.mjs), as in an install without
@@ -25,7 +25,7 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'partner-sim-no-vitest-'));
   log = join(work, 'attempts.log');
   env = { ...process.env, HIDE_VITEST_LOG: log, NO_COLOR: '1' };
-  entry = await sourceCliEntry();
+  entry = await sourceEntry('cli');
   serve = await spawnServe(
     entry,
     ['--port', '0', '--host', '127.0.0.1', '--in-memory', '--log-level', 'warn'],

@@ -6,7 +6,7 @@
  * required ones, the allowed children in schema order, numeric attributes, and the totals.
  * Returns the problems found (empty: valid).
  */
-export interface Element {
+interface Element {
   name: string;
   attrs: Record<string, string>;
   children: Element[];
@@ -27,7 +27,7 @@ function decode(s: string, problems: string[]): string {
 }
 
 /** A minimal XML 1.0 parser (no DTD, CDATA or comments: the report never writes them). */
-export function parseXml(xml: string, problems: string[]): Element | undefined {
+function parseXml(xml: string, problems: string[]): Element | undefined {
   if (!XML_CHAR.test(xml)) problems.push('holds characters XML 1.0 does not allow');
   const body = xml.replace(/^<\?xml[^?]*\?>\s*/, '');
   if (body === xml) problems.push('no XML declaration');

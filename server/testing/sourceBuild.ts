@@ -21,24 +21,25 @@ async function reachable(entries: string[]): Promise<Map<string, string>> {
   return found;
 }
 
-/** What a child process may run: the CLI, the package entry and the doubles (package.json `exports`). */
-const ENTRIES = ['cli', 'index', 'doubles/reactNative', 'doubles/capacitor'];
-
 /**
- * The CLI entry of the current sources, runnable by plain `node` in a child process: tests
- * that must kill a real simulator process (crash safety) need the code under test, not a
- * `dist/` that may be older. Transpile only (no type check: `npm run typecheck` does that)
- * the files the package's entries import, into node_modules/.cache keyed by their content, so
- * it runs once per change; the other entries are beside it (sourceEntry). Project files are
- * still found: fromRoot() walks up to openapi.yaml.
+ * Entries of the current sources, runnable by plain `node` in a child process: tests that
+ * must kill a real simulator process (crash safety) need the code under test, not a `dist/`
+ * that may be older. Transpile only (no type check: `npm run typecheck` does that) the files
+ * the entries import, into node_modules/.cache/partner-sim-source/<set>-<hash of their
+ * content>, so it runs once per change. Project files are still found: fromRoot() walks up
+ * to openapi.yaml. Returns the folder standing for the project root.
  */
-export async function sourceCliEntry(): Promise<string> {
-  const files = await reachable(ENTRIES.map((e) => fromRoot('server', `${e}.ts`)));
+async function sourceBuild(set: string, entries: string[]): Promise<string> {
+  const files = await reachable(entries.map((e) => fromRoot('server', `${e}.ts`)));
   const h = createHash('sha256');
   for (const [f, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) h.update(`${f}\0${text}\0`);
-  const out = fromRoot('node_modules', '.cache', 'partner-sim-source', h.digest('hex').slice(0, 16));
-  const entry = join(out, 'server', 'cli.js');
-  if (existsSync(entry)) return entry;
+  const out = fromRoot(
+    'node_modules',
+    '.cache',
+    'partner-sim-source',
+    `${set}-${h.digest('hex').slice(0, 16)}`,
+  );
+  if (existsSync(out)) return out;
   const temp = `${out}.${process.pid}.tmp`;
   const compilerOptions = {
     module: ts.ModuleKind.ESNext,
@@ -57,15 +58,23 @@ export async function sourceCliEntry(): Promise<string> {
     // Another test file built the same sources first: use theirs.
     await rm(temp, { recursive: true, force: true });
   }
-  // Builds of earlier sources are never used again.
+  // Builds of earlier sources of the same set are never used again.
   for (const old of await readdir(dirname(out))) {
-    if (old !== basename(out) && !old.endsWith('.tmp'))
+    if (old !== basename(out) && old.startsWith(`${set}-`) && !old.endsWith('.tmp'))
       await rm(join(dirname(out), old), { recursive: true, force: true });
   }
-  return entry;
+  return out;
 }
 
-/** Another entry of the same transpiled sources, e.g. `index` or `doubles/capacitor`. */
-export async function sourceEntry(name: string): Promise<string> {
-  return join(dirname(await sourceCliEntry()), `${name}.js`);
+/** The CLI entry (server/cli.ts) of the current sources, as plain JavaScript. */
+export async function sourceCliEntry(): Promise<string> {
+  return join(await sourceBuild('cli', ['cli']), 'server', 'cli.js');
+}
+
+/** The package's entries (package.json `exports`: the CLI, the API, the doubles) of the current sources. */
+const PACKAGE_ENTRIES = ['cli', 'index', 'doubles/reactNative', 'doubles/capacitor'];
+
+/** One of them as plain JavaScript, e.g. `cli`, `index` or `doubles/capacitor`. */
+export async function sourceEntry(name: (typeof PACKAGE_ENTRIES)[number]): Promise<string> {
+  return join(await sourceBuild('package', PACKAGE_ENTRIES), 'server', `${name}.js`);
 }
