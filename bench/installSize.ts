@@ -77,10 +77,10 @@ export const installSizeBenchmark: Benchmark = {
       const ours = await measure(app);
       const prism = await prismSize();
       const lines = [
-        `partner-sim (packed, npm i <tgz>): ${ours.mb.toFixed(1)} MB, ${ours.packages} packages (target <= ${LIMIT_MB} MB)`,
+        `${'partner-sim (packed, npm i <tgz>):'.padEnd(36)}${ours.mb.toFixed(1)} MB, ${ours.packages} packages (target <= ${LIMIT_MB} MB)`,
         'error' in prism
           ? `Prism (${PRISM}): could not be installed from the npm registry: ${prism.error}`
-          : `Prism (${PRISM}):                ${prism.mb.toFixed(1)} MB, ${prism.packages} packages (partner-sim is ${(ours.mb / prism.mb).toFixed(2)}x)`,
+          : `${`Prism (${PRISM}):`.padEnd(36)}${prism.mb.toFixed(1)} MB, ${prism.packages} packages (partner-sim is ${(ours.mb / prism.mb).toFixed(2)}x)`,
       ];
       return { lines, ok: ours.mb <= LIMIT_MB };
     } finally {
