@@ -7,10 +7,12 @@ export default defineConfig({
   test: {
     // Starts a throw-away PostgreSQL where Debian's binaries are, and names what must skip.
     globalSetup: ['./server/testing/globalSetup.ts'],
-    // Pool settings, chosen by measurement (issue 33; docs/benchmarks.md "test suite"). vitest's
-    // default on 2 cores is ONE worker (cores - 1), and most files wait on sockets, child
-    // processes and timers more than they compute: more workers than cores overlap the waits.
-    maxWorkers: 3,
+    // Pool settings, chosen by measurement (issue 33; docs/development.md "How npm test runs").
+    // vitest's default on 2 cores is ONE worker (cores - 1), while most files wait on sockets,
+    // child processes and timers: two overlap those waits and keep both cores busy. Three
+    // started the heaviest files (8 parallel contract runs, 3 PostgreSQL instances, the crash
+    // test's kills, the dashboard) together and starved them into timeouts on a busy machine.
+    maxWorkers: 2,
     projects: [
       {
         test: {
