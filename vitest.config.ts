@@ -36,7 +36,8 @@ export default defineConfig({
             'plaud-sdk': fileURLToPath(new URL('./server/doubles/reactNative.ts', import.meta.url)),
           },
         },
-        test: { name: 'sdk', include: ['sdk-tests/**/*.test.ts'], testTimeout: 60_000 },
+        // Not isolated either, as the unit project (each file imported the simulator again).
+        test: { name: 'sdk', include: ['sdk-tests/**/*.test.ts'], testTimeout: 60_000, isolate: false },
       },
     ],
   },
