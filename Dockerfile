@@ -7,7 +7,7 @@ ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-# Scripts are skipped here because `prepare` builds, and the sources are not copied yet.
+# Scripts are skipped: the sources are not copied yet, and nothing installed needs its own.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json openapi.yaml LICENSE ./
 COPY server ./server
@@ -43,8 +43,10 @@ RUN mkdir -p /data /app/reports && chown node:node /data /app/reports
 VOLUME ["/data"]
 USER node
 EXPOSE 4010
-# /__admin/health answers without the admin token, so this works with --admin-token set.
+# `partner-sim health` reads the same configuration as serve (PORT, PARTNER_SIM_HTTPS,
+# PARTNER_SIM_HTTPS_ONLY, PARTNER_SIM_ADMIN_TOKEN, the data folder's CA) and asks the way the
+# listener answers: plain HTTP, or TLS for --https-only. Its timeout is under Docker's.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4010)+'/__admin/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "dist/server/cli.js", "health", "--timeout", "2500"]
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/server/cli.js"]
 CMD ["serve"]

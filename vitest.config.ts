@@ -7,8 +7,24 @@ export default defineConfig({
   test: {
     // Starts a throw-away PostgreSQL where Debian's binaries are, and names what must skip.
     globalSetup: ['./server/testing/globalSetup.ts'],
+    // Pool settings, chosen by measurement (issue 33; docs/development.md "How npm test runs").
+    // vitest's default on 2 cores is ONE worker (cores - 1), while most files wait on sockets,
+    // child processes and timers: two overlap those waits and keep both cores busy. Three
+    // started the heaviest files (8 parallel contract runs, 3 PostgreSQL instances, the crash
+    // test's kills, the dashboard) together and starved them into timeouts on a busy machine.
+    maxWorkers: 2,
     projects: [
-      { test: { name: 'unit', include: ['server/**/*.test.ts', 'bench/**/*.test.ts'], testTimeout: 20_000 } },
+      {
+        test: {
+          name: 'unit',
+          include: ['server/**/*.test.ts', 'bench/**/*.test.ts'],
+          testTimeout: 20_000,
+          // One module context per worker, not per file: each file imported the app (express,
+          // the spec, the validators) again, 286 s of "import" in a 1,719 s run. Files stop
+          // what they start and restore what they replace (global dispatcher, fake timers).
+          isolate: false,
+        },
+      },
       // Its own file: `partner-sim contract` runs the same config from the installed package.
       './contracts/vitest.config.ts',
       {
@@ -20,7 +36,8 @@ export default defineConfig({
             'plaud-sdk': fileURLToPath(new URL('./server/doubles/reactNative.ts', import.meta.url)),
           },
         },
-        test: { name: 'sdk', include: ['sdk-tests/**/*.test.ts'], testTimeout: 60_000 },
+        // Not isolated either, as the unit project (each file imported the simulator again).
+        test: { name: 'sdk', include: ['sdk-tests/**/*.test.ts'], testTimeout: 60_000, isolate: false },
       },
     ],
   },

@@ -2,6 +2,7 @@ import { anchorsBenchmark } from './anchors.js';
 import { faultMatchingBenchmark } from './faultMatching.js';
 import { globalFaultsBenchmark } from './globalFaults.js';
 import { httpsOverheadBenchmark } from './httpsOverhead.js';
+import { installSizeBenchmark } from './installSize.js';
 import { type Benchmark, fmt } from './lib.js';
 import { manyInstancesBenchmark } from './manyInstances.js';
 import { pgStoreBenchmark } from './pgStore.js';
@@ -11,6 +12,7 @@ import { requestOverheadBenchmark } from './requestOverhead.js';
 import { startupBenchmark } from './startup.js';
 import { startupStoredBenchmark } from './startupStored.js';
 import { storeWritesBenchmark } from './storeWrites.js';
+import { suiteTimeBenchmark } from './suiteTime.js';
 import { uploadMemoryBenchmark } from './uploadMemory.js';
 import { webhookLoadBenchmark } from './webhookLoad.js';
 
@@ -32,6 +34,8 @@ export const benchmarks: Benchmark[] = [
   pgStoreBenchmark,
   manyInstancesBenchmark,
   webhookLoadBenchmark,
+  installSizeBenchmark,
+  suiteTimeBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--quick] [--anchors] [--only <name substring>] [--<flag> <value> ...]

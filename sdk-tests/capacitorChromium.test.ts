@@ -31,7 +31,7 @@ describe.skipIf(!haveChromium)('the Capacitor double in Chromium', () => {
     });
     browser = await openChromium();
     context = browser.context;
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await sim?.stop();

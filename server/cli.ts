@@ -2,6 +2,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, SHORT } from './cli/parseArgs.js';
+import { serveFlags } from './cli/serveFlags.js';
 import { type Config, defaults, options, parseConfig } from './config.js';
 import { wantsPretty } from './core/logger.js';
 import { fromRoot } from './core/root.js';
@@ -32,6 +33,10 @@ const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promi
   ca: {
     summary: 'print the local CA of serve --https and how to trust it (--help)',
     run: async (a) => (await import('./cli/ca.js')).runCa(a),
+  },
+  health: {
+    summary: "check a running simulator's health as it listens (the image's HEALTHCHECK; --help)",
+    run: async (a) => (await import('./cli/health.js')).runHealth(a),
   },
 };
 
@@ -173,14 +178,7 @@ async function serve(argv: string[]): Promise<number> {
   const parsed = parseArgs({
     args: argv,
     allowPositionals: false,
-    options: {
-      ...Object.fromEntries(
-        options.map((o) => [
-          o.flag,
-          { type: o.kind === 'bool' ? ('boolean' as const) : ('string' as const) },
-        ]),
-      ),
-    },
+    options: { help: { type: 'boolean' }, ...serveFlags },
   });
   if (parsed.values.help) {
     process.stdout.write(serveHelp());

@@ -22,7 +22,7 @@ let entry: string;
 
 beforeAll(async () => {
   entry = await sourceCliEntry();
-}, 60_000);
+}, 120_000); // the first transpile of the sources, while other workers run
 
 function launch(dir: string, extra: string[] = []): Promise<ServeChild> {
   return spawnServe(entry, [

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { ContractSettingsError } from '../../contracts/target/settings.js';
 import { fromRoot } from '../core/root.js';
 import { compareRuns } from './drift.js';
-import { type Plan, plan, type RunPlan, vitestArgs } from './plan.js';
+import { type Plan, plan, type RunPlan, VitestMissingError, vitestArgs } from './plan.js';
 import { probe, targetUrl } from './probe.js';
 import { loopbackSimulatorCa, trusting } from './simulatorCa.js';
 
@@ -100,6 +100,10 @@ export async function runContract(argv: string[], opts: RunOptions = {}): Promis
     planned = plan(argv, opts.env ?? process.env);
   } catch (e) {
     const err = e as Error & { code?: string };
+    if (e instanceof VitestMissingError) {
+      (opts.onOutput ?? ((s: string) => process.stderr.write(s)))(`${err.message}\n`);
+      return 1;
+    }
     if (e instanceof ContractSettingsError || err.code?.startsWith('ERR_PARSE_ARGS')) {
       (opts.onOutput ?? ((s: string) => process.stderr.write(s)))(
         `partner-sim contract: ${err.message}\nRun 'partner-sim contract --help' for the options.\n`,

@@ -4,6 +4,25 @@ import { ContractSettingsError, checkSettings } from '../../contracts/target/set
 import { parseArgs } from '../cli/parseArgs.js';
 import { fromRoot } from '../core/root.js';
 
+/** How to get vitest, an optional peer dependency that only `contract` needs. */
+export const VITEST_MISSING =
+  'partner-sim contract needs vitest (an optional peer dependency): npm i -D vitest@4';
+
+export class VitestMissingError extends Error {
+  constructor() {
+    super(VITEST_MISSING);
+  }
+}
+
+/** vitest's command-line entry, resolved from this module as Node resolves its imports. */
+function vitestCli(): string {
+  try {
+    return join(dirname(fileURLToPath(import.meta.resolve('vitest/package.json'))), 'vitest.mjs');
+  } catch {
+    throw new VitestMissingError();
+  }
+}
+
 /**
  * Where the suite lives. The compiled CLI (dist/server/contract/*.js, also in an installed
  * package or the Docker image) runs the compiled scenarios in dist/contracts; run from the
@@ -16,7 +35,7 @@ function suiteFiles(): { vitestCli: string; config: string; reporter: string; lo
   const dir = compiled ? fromRoot('dist', 'contracts') : fromRoot('contracts');
   const ext = compiled ? 'js' : 'ts';
   return {
-    vitestCli: join(dirname(fileURLToPath(import.meta.resolve('vitest/package.json'))), 'vitest.mjs'),
+    vitestCli: vitestCli(),
     config: join(dir, `vitest.config.${ext}`),
     reporter: join(dir, 'reporter', `summaryReporter.${ext}`),
     // Plain JS is imported as is: nothing written next to it (the image's /app is read-only).
@@ -91,6 +110,7 @@ export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv): Plan {
     runs.push({ env: { ...env, CONTRACT_REPORTS_DIR: reports }, reports });
   }
   for (const r of runs) checkSettings(r.env);
+  vitestCli(); // before any run: a missing vitest is named once, not per target
   const live = runs.some((r) => r.env.CONTRACT_TARGET === 'live');
   const mutations = env.CONTRACT_ALLOW_MUTATIONS === '1' || env.CONTRACT_ALLOW_MUTATIONS === 'true';
   // On live only what is safe is even selected; the scenarios also skip themselves at run time.

@@ -1,10 +1,10 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { create } from 'xmlbuilder2';
 import { shapeOf } from '../../contracts/lib/record.js';
 import { coverageIndex, renderCoverage } from '../../contracts/reporter/coverage.js';
 import { renderJunit } from '../../contracts/reporter/junit.js';
 import type { ScenarioResult } from '../../contracts/reporter/scenarioResult.js';
+import { junitProblems } from '../testing/junitSchema.js';
 import { diffShapes, driftBetween, renderDrift } from './drift.js';
 import { probe } from './probe.js';
 
@@ -80,11 +80,13 @@ describe('JUnit from the reporter data', () => {
   ];
   it('is well-formed XML with failures, skip reasons and coverage properties', () => {
     const xml = renderJunit(results, 'url (http://127.0.0.1:1)', coverageIndex(['getPartnerToken 200']));
-    const doc = create(xml).end({ format: 'object' }) as {
-      testsuites: { '@tests': string; '@failures': string; testsuite: Record<string, unknown>[] };
-    };
-    expect(doc.testsuites['@tests']).toBe('3');
-    expect(doc.testsuites['@failures']).toBe('1');
+    expect(junitProblems(xml)).toEqual([]);
+    expect(xml).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="partner-sim contract suite" tests="3" failures="1" errors="0" time="0.012">/,
+    );
+    expect(xml).toContain(
+      '<testsuite name="b.test.ts" tests="1" failures="0" errors="0" time="0.000" skipped="1">',
+    );
     expect(xml).toContain('name="a &gt; ok &lt;&amp;&quot;x&quot;&gt;"');
     expect(xml).toContain(
       '<failure message="failed: target unreachable: http://127.0.0.1:1: connect ECONNREFUSED" type="TargetUnavailable">',
@@ -94,6 +96,52 @@ describe('JUnit from the reporter data', () => {
       /<property name="coverage.getPartnerToken" value="200 ✓ 400 ✗ 401 ✗ 413 ✗ 415 ✗ 422 ✗ 429 ✗ 431 ✗ {2}\(1\/8\)"\/>/,
     );
     expect(xml).toContain('<property name="target" value="url (http://127.0.0.1:1)"/>');
+  });
+
+  it('stays valid with terminal colours, control characters, line breaks and pending scenarios', () => {
+    const reason = '\u001b[31mexpected 200\u001b[39m\u0000 got <500>\n  at "step" & more\ud800';
+    const xml = renderJunit(
+      [
+        { file: 'c.test.ts', name: 'c > colours\u0007', tags: [], state: 'failed', reason, durationMs: 1500 },
+        { file: 'c.test.ts', name: 'c > later', tags: [], state: 'pending', durationMs: 0 },
+      ],
+      'sim',
+      coverageIndex([]),
+    );
+    expect(junitProblems(xml)).toEqual([]);
+    expect(xml).toContain('<failure message="failed: [31mexpected 200[39m got &lt;500&gt;" type="failure">');
+    expect(xml).toContain('[31mexpected 200[39m got &lt;500&gt;\n  at "step" &amp; more</failure>');
+    expect(xml).toContain('<skipped message="skipped"/>');
+    expect(xml).toContain('tests="2" failures="1" errors="0" time="1.500" skipped="1"');
+  });
+
+  it('the schema check finds what a CI parser rejects', () => {
+    const doc = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n${body}`;
+    const suite = (attrs: string, inner = '') =>
+      doc(
+        `<testsuites><testsuite name="s" tests="1" failures="0" errors="0"${attrs}>${inner}</testsuite></testsuites>`,
+      );
+    expect(junitProblems(suite('', '<testcase name="t"/>'))).toEqual([]);
+    expect(junitProblems(suite('', '<testcase name="a & b"/>'))).toContain('bare & in "a & b"');
+    expect(junitProblems(suite('', '<testcase name="\u001b[31m"/>'))).toContain(
+      'holds characters XML 1.0 does not allow',
+    );
+    expect(junitProblems(suite('', '<testcase classname="x"/>'))[0]).toMatch(
+      /required attribute name missing/,
+    );
+    expect(junitProblems(suite(' time="1.5s"', '<testcase name="t"/>'))[0]).toMatch(/not a SUREFIRE_TIME/);
+    expect(junitProblems(suite('', '<testcase name="t"/><testcase name="u"/>'))).toContain(
+      'testsuite s: tests="1" but 2 counted',
+    );
+    expect(junitProblems(suite('', '<testcase name="t"><flaky/></testcase>'))[0]).toMatch(
+      /<flaky> not allowed/,
+    );
+    expect(junitProblems(doc('<testsuites skipped="0"></testsuites>'))).toContain(
+      'testsuites: attribute skipped is not allowed',
+    );
+    expect(
+      junitProblems(doc('<testsuites><testsuite name="s" tests="0" failures="0" errors="0">')),
+    ).toContain('<testsuite> is never closed');
   });
 });
 

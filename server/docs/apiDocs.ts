@@ -2,22 +2,17 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import express, { type RequestHandler, Router } from 'express';
+import { VIEWER_ASSETS, viewerDir } from './viewerFiles.js';
 
 /**
  * `GET /docs`: the API reference, rendered in the browser by Swagger UI from the served
- * `/openapi.yaml` (and the control API's document, one pick away). Every asset comes from the
- * installed `swagger-ui-dist` package under a versioned path, so nothing is fetched from
+ * `/openapi.yaml` (and the control API's document, one pick away). Every asset is a copy of
+ * `swagger-ui-dist`'s (viewerFiles.ts) under a versioned path, so nothing is fetched from
  * outside, the page works offline, and the assets can be cached for a year: a new version of
  * the viewer is a new path. The Content-Security-Policy makes "nothing from outside" a rule the
  * browser enforces, not only a property of today's bundle.
  */
-const ASSET_FILES = new Set([
-  'swagger-ui.css',
-  'swagger-ui-bundle.js',
-  'swagger-ui-standalone-preset.js',
-  'favicon-16x16.png',
-  'favicon-32x32.png',
-]);
+const ASSET_FILES = new Set(VIEWER_ASSETS);
 
 export const DOCS_PATH = '/docs';
 
@@ -72,8 +67,9 @@ function docsCsp(publicUrl: string | undefined): string {
 
 /** The router for `/docs` and its assets; everything is resolved once, here. */
 export function apiDocs(publicUrl: string | undefined): Router {
-  const require = createRequire(import.meta.url);
-  const dir = dirname(require.resolve('swagger-ui-dist/package.json'));
+  const dir = viewerDir(() =>
+    dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json')),
+  );
   const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
   const assets = `${DOCS_PATH}/assets/${version}`;
   const html = page(assets);
@@ -85,11 +81,10 @@ export function apiDocs(publicUrl: string | undefined): Router {
   router.get(`${DOCS_PATH}/init.js`, (_req, res) => {
     res.set('Cache-Control', 'no-cache').type('js').send(INIT_JS);
   });
-  // Only the viewer's files (and their source maps): not the package's demo page, which
-  // points at an outside example document.
+  // Only the viewer's files: not the package's demo page, which points at an outside example
+  // document, nor the source maps, which the package no longer carries.
   const onlyAssets: RequestHandler = (req, _res, next) => {
-    const name = req.path.slice(1);
-    if (ASSET_FILES.has(name) || ASSET_FILES.has(name.replace(/\.map$/, ''))) next();
+    if (ASSET_FILES.has(req.path.slice(1))) next();
     else next('router');
   };
   router.use(assets, onlyAssets, express.static(dir, { immutable: true, maxAge: '365d', index: false }));

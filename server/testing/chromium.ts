@@ -1,26 +1,12 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, type BrowserContextOptions, chromium } from 'playwright-core';
 import { it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium, SHARED_CHROMIUM } from './chromiumServer.js';
 
-/**
- * Debian's Chromium driven by playwright-core (never a browser download), for the browser
- * tests: the dashboard's and the Capacitor double's. Headless, sandbox off (root in CI),
- * nothing phoning home, a throw-away profile.
- */
-const CHROMIUM = '/usr/bin/chromium';
-export const haveChromium = existsSync(CHROMIUM);
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+export { haveChromium };
 
 /** In CI a missing Chromium fails the file instead of skipping it in silence. */
 export function requireChromiumInCi(what: string): void {
@@ -30,14 +16,31 @@ export function requireChromiumInCi(what: string): void {
   });
 }
 
+/**
+ * A fresh browser context for one test file: in the run's shared Chromium when the global
+ * setup started one, else (a file run on its own) in a browser launched for it with a
+ * throw-away profile. Closing it leaves the shared browser running for the other files.
+ */
 export async function openChromium(
-  options: Parameters<typeof chromium.launchPersistentContext>[1] = {},
+  options: BrowserContextOptions = {},
 ): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+  const shared = process.env[SHARED_CHROMIUM];
+  if (shared) {
+    const browser = await chromium.connect(shared);
+    const context = await browser.newContext(options);
+    return {
+      context,
+      close: async () => {
+        await context.close();
+        await browser.close(); // disconnects; the server stops in the global teardown
+      },
+    };
+  }
   const profile = await mkdtemp(join(tmpdir(), 'partner-sim-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ARGS,
+    args: CHROMIUM_ARGS,
     ...options,
   });
   return {

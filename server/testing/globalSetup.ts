@@ -2,17 +2,38 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { fromRoot } from '../core/root.js';
 
+/** Test files that drive Chromium: the shared browser starts only when a run may include one. */
+const BROWSER_TESTS = ['server/ui/dashboard.test.ts', 'sdk-tests/capacitorChromium.test.ts'];
+
+/** Whether vitest's file filters (positional arguments; none: every file) select a browser test. */
+export function selectsBrowserTests(argv: string[]): boolean {
+  const filters = argv.slice(2).filter((a) => !a.startsWith('-') && a !== 'run' && a !== 'watch');
+  return (
+    filters.length === 0 || filters.some((f) => BROWSER_TESTS.some((t) => t.includes(f.replace(/^\.\//, ''))))
+  );
+}
+
 /**
  * `npm test` on a developer's machine runs what it can instead of skipping in silence:
  * a throw-away PostgreSQL cluster is started (by `.ci/with-postgres`, the one way the project
  * starts one) when Debian's binaries are there and PARTNER_SIM_TEST_PG is not set, and
- * whatever cannot run is named in one line with how to get it. Workers start after this and
- * inherit the URL through the environment.
+ * whatever cannot run is named in one line with how to get it. One Chromium serves every
+ * browser test file of the run. Workers start after this and inherit the URLs through the
+ * environment.
  */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   const missing: string[] = [];
+  const stops: (() => Promise<void>)[] = [];
   if (!existsSync('/usr/bin/chromium')) {
     missing.push('Chromium (dashboard and Capacitor tests: apt-get install chromium)');
+  } else if (selectsBrowserTests(process.argv)) {
+    const { launchSharedChromium, SHARED_CHROMIUM } = await import('./chromiumServer.js');
+    // Not started: each browser test file launches its own, as when run alone.
+    const browser = await launchSharedChromium().catch(() => undefined);
+    if (browser) {
+      process.env[SHARED_CHROMIUM] = browser.wsEndpoint;
+      stops.push(browser.close);
+    }
   }
   let cluster: ChildProcess | undefined;
   if (!process.env.PARTNER_SIM_TEST_PG && process.env.PARTNER_SIM_TEST_PG_AUTO !== '0') {
@@ -33,12 +54,17 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
     }
   }
   if (missing.length > 0) process.stdout.write(`tests: skipping what needs ${missing.join('; ')}\n`);
-  if (!cluster) return undefined;
-  const child = cluster;
+  if (cluster) {
+    const child = cluster;
+    stops.push(async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.stdin?.end(); // the script's command ends, and its trap stops and deletes the cluster
+      await exited;
+    });
+  }
+  if (stops.length === 0) return undefined;
   return async () => {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.stdin?.end(); // the script's command ends, and its trap stops and deletes the cluster
-    await exited;
+    for (const stop of stops) await stop();
   };
 }
 

@@ -13,8 +13,15 @@ export interface ServeChild {
  * resolved once it prints where it listens; rejected with its stderr if it exits first. Its
  * stdout keeps flowing, so a chatty child never blocks on a full pipe.
  */
-export function spawnServe(entry: string, args: string[]): Promise<ServeChild> {
-  const proc = spawn(process.execPath, [entry, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnServe(
+  entry: string,
+  args: string[],
+  opts: { nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {},
+): Promise<ServeChild> {
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), entry, 'serve', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: opts.env ?? process.env,
+  });
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   let out = '';
   let err = '';

@@ -8,10 +8,10 @@ import { fromRoot } from '../core/root.js';
 /** Relative imports (static and dynamic) of a module's source: its project dependencies. */
 const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)\.js['"]/g;
 
-/** Every project source file reachable from `entry` by relative imports, with its text. */
-async function reachable(entry: string): Promise<Map<string, string>> {
+/** Every project source file reachable from `entries` by relative imports, with its text. */
+async function reachable(entries: string[]): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  const queue = [entry];
+  const queue = [...entries];
   for (let f = queue.pop(); f; f = queue.pop()) {
     if (found.has(f)) continue;
     const text = await readFile(f, 'utf8');
@@ -22,19 +22,24 @@ async function reachable(entry: string): Promise<Map<string, string>> {
 }
 
 /**
- * The CLI entry of the current sources, runnable by plain `node` in a child process: tests
- * that must kill a real simulator process (crash safety) need the code under test, not a
- * `dist/` that may be older. Transpile only (no type check: `npm run typecheck` does that)
- * the files the CLI imports, into node_modules/.cache keyed by their content, so it runs once
- * per change. Project files are still found: fromRoot() walks up to openapi.yaml.
+ * Entries of the current sources, runnable by plain `node` in a child process: tests that
+ * must kill a real simulator process (crash safety) need the code under test, not a `dist/`
+ * that may be older. Transpile only (no type check: `npm run typecheck` does that) the files
+ * the entries import, into node_modules/.cache/partner-sim-source/<set>-<hash of their
+ * content>, so it runs once per change. Project files are still found: fromRoot() walks up
+ * to openapi.yaml. Returns the folder standing for the project root.
  */
-export async function sourceCliEntry(): Promise<string> {
-  const files = await reachable(fromRoot('server', 'cli.ts'));
+async function sourceBuild(set: string, entries: string[]): Promise<string> {
+  const files = await reachable(entries.map((e) => fromRoot('server', `${e}.ts`)));
   const h = createHash('sha256');
   for (const [f, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) h.update(`${f}\0${text}\0`);
-  const out = fromRoot('node_modules', '.cache', 'partner-sim-source', h.digest('hex').slice(0, 16));
-  const entry = join(out, 'server', 'cli.js');
-  if (existsSync(entry)) return entry;
+  const out = fromRoot(
+    'node_modules',
+    '.cache',
+    'partner-sim-source',
+    `${set}-${h.digest('hex').slice(0, 16)}`,
+  );
+  if (existsSync(out)) return out;
   const temp = `${out}.${process.pid}.tmp`;
   const compilerOptions = {
     module: ts.ModuleKind.ESNext,
@@ -53,10 +58,23 @@ export async function sourceCliEntry(): Promise<string> {
     // Another test file built the same sources first: use theirs.
     await rm(temp, { recursive: true, force: true });
   }
-  // Builds of earlier sources are never used again.
+  // Builds of earlier sources of the same set are never used again.
   for (const old of await readdir(dirname(out))) {
-    if (old !== basename(out) && !old.endsWith('.tmp'))
+    if (old !== basename(out) && old.startsWith(`${set}-`) && !old.endsWith('.tmp'))
       await rm(join(dirname(out), old), { recursive: true, force: true });
   }
-  return entry;
+  return out;
+}
+
+/** The CLI entry (server/cli.ts) of the current sources, as plain JavaScript. */
+export async function sourceCliEntry(): Promise<string> {
+  return join(await sourceBuild('cli', ['cli']), 'server', 'cli.js');
+}
+
+/** The package's entries (package.json `exports`: the CLI, the API, the doubles) of the current sources. */
+const PACKAGE_ENTRIES = ['cli', 'index', 'doubles/reactNative', 'doubles/capacitor'];
+
+/** One of them as plain JavaScript, e.g. `cli`, `index` or `doubles/capacitor`. */
+export async function sourceEntry(name: (typeof PACKAGE_ENTRIES)[number]): Promise<string> {
+  return join(await sourceBuild('package', PACKAGE_ENTRIES), 'server', `${name}.js`);
 }

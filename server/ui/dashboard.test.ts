@@ -46,7 +46,7 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
       if (r.status() >= 400) pageErrors.push(`${r.status()} ${r.request().method()} ${r.url()}`);
     });
     await page.goto(`${sim.url}/__admin/ui`);
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await sim?.stop();
@@ -369,7 +369,7 @@ describe.skipIf(!haveChromium)('dashboard with --admin-token', () => {
       await browser.close();
       await sim.stop();
     }
-  }, 30_000);
+  }, 60_000);
 });
 
 describe.skipIf(!haveChromium)('dashboard feedback in Chromium', () => {
@@ -387,7 +387,7 @@ describe.skipIf(!haveChromium)('dashboard feedback in Chromium', () => {
     await page.goto(`${sim.url}/__admin/ui`);
     await page.getByRole('button', { name: `View ${DEMO_US.client_id}` }).click();
     await page.locator('#live', { hasText: `showing ${DEMO_US.client_id}` }).waitFor();
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await sim?.stop();

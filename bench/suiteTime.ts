@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fromRoot } from '../server/core/root.js';
+import { type Benchmark, fmt } from './lib.js';
+
+const TARGET_S = 150;
+
+interface JsonReport {
+  numTotalTests: number;
+  numFailedTests: number;
+  testResults: { name: string; startTime: number; endTime: number }[];
+}
+
+/** CPU seconds of this process's waited-for children (and theirs), from /proc (Linux). */
+async function childCpuSeconds(): Promise<number | undefined> {
+  try {
+    // After the command name the line continues at field 3: cutime and cstime are fields 16, 17.
+    const stat = (await readFile('/proc/self/stat', 'utf8')).split(') ')[1]!.split(' ');
+    return (Number(stat[13]) + Number(stat[14])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `npm test`'s suite (the same vitest run, with the JSON reporter) timed from outside: wall
+ * time, the CPU time of everything it started (PostgreSQL, Chromium, simulators), and the ten
+ * slowest files. The figure is tracked here rather than asserted in a test.
+ */
+export const suiteTimeBenchmark: Benchmark = {
+  name: 'test suite',
+  target: `npm test's vitest run: wall time <= ${TARGET_S} s on 2 cores (quiet machine); the ten slowest files`,
+  async run({ flags }) {
+    // `--suite-files <filter>`: only the files vitest's filter selects (a quick check of this entry).
+    const filters = flags['suite-files'] ? [flags['suite-files']] : [];
+    const out = await mkdtemp(join(tmpdir(), 'partner-sim-suite-time-'));
+    try {
+      const json = join(out, 'vitest.json');
+      const cpu0 = await childCpuSeconds();
+      const t0 = performance.now();
+      const code = await new Promise<number>((resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          [
+            fromRoot('node_modules', 'vitest', 'vitest.mjs'),
+            'run',
+            '--reporter=dot',
+            '--reporter=json',
+            `--outputFile.json=${json}`,
+            ...filters,
+          ],
+          { cwd: fromRoot(), stdio: ['ignore', 'ignore', 'inherit'] },
+        );
+        child.once('error', reject);
+        child.once('close', (c) => resolve(c ?? 1));
+      });
+      const wallS = (performance.now() - t0) / 1000;
+      const cpu1 = await childCpuSeconds();
+      const report = JSON.parse(await readFile(json, 'utf8')) as JsonReport;
+      const files = report.testResults
+        .map((r) => ({ file: relative(fromRoot(), r.name), s: (r.endTime - r.startTime) / 1000 }))
+        .sort((a, b) => b.s - a.s);
+      const cpu =
+        cpu0 !== undefined && cpu1 !== undefined ? `, CPU ${fmt(cpu1 - cpu0)} s (all processes)` : '';
+      const lines = [
+        `${report.numTotalTests} tests in ${files.length} files, ${report.numFailedTests} failed (exit ${code})`,
+        `wall time ${fmt(wallS)} s (target <= ${TARGET_S} s)${cpu}`,
+        'slowest files (their own wall time; files run in parallel):',
+        ...files.slice(0, 10).map((f) => `  ${fmt(f.s).padStart(6)} s  ${f.file}`),
+      ];
+      return { lines, ok: code === 0 && wallS <= TARGET_S };
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,30 @@
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+
+/**
+ * Debian's Chromium for the browser tests (never a browser download): headless, sandbox off
+ * (root in CI), nothing phoning home. `npm test`'s global setup starts one browser server for
+ * the whole run (SHARED_CHROMIUM names its endpoint to the workers); each test file then opens
+ * its own context in it instead of launching a browser of its own (issue 33).
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+export const haveChromium = existsSync(CHROMIUM);
+export const SHARED_CHROMIUM = 'PARTNER_SIM_TEST_CHROMIUM_WS';
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** One browser server for every test file of a run; its endpoint and how to stop it. */
+export async function launchSharedChromium(): Promise<{ wsEndpoint: string; close: () => Promise<void> }> {
+  const server = await chromium.launchServer({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+  return { wsEndpoint: server.wsEndpoint(), close: () => server.close() };
+}
