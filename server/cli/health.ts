@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { type Config, parseConfig } from '../config.js';
-import { CA_CERT_FILE, caDirOf } from '../tls/caStore.js';
+import { CA_CERT_FILE, caDirOf } from '../tls/caFiles.js';
 import { parseArgs } from './parseArgs.js';
 import { serveFlags } from './serveFlags.js';
 
