@@ -18,8 +18,10 @@ function slug(heading) {
   const text = heading
     .replace(/!\[[^\]]*\]\([^)]*\)/g, '') // images
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1') // links: their text
-    .replace(/<[^>]+>/g, '') // inline HTML
-    .replace(/`([^`]*)`/g, '$1')
+    // Inline HTML is dropped outside code spans only: `<ms>` in a code span is text to GitHub.
+    .split('`')
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/<[^>]+>/g, '')))
+    .join('')
     .replace(/(\*\*|__)(.+?)\1/g, '$2');
   return text
     .toLowerCase()

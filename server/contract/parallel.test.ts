@@ -29,7 +29,7 @@ describe('parallel contract runs against one simulator', () => {
     const sim = await startTestServer({ transcriptionDelay: 0 });
     onCleanup(() => sim.stop());
     const store = sim.services.deps.store;
-    const before = snapshot(store);
+    const before = await snapshot(store);
     const clockBefore = (await http('GET', `${sim.admin}/clock`)).body;
 
     const runs = Array.from({ length: RUNS }, async () => {
@@ -49,7 +49,7 @@ describe('parallel contract runs against one simulator', () => {
       expect(r.code, `run ${i}:\n${r.failed.slice(0, 4000)}`).toBe(0);
     });
 
-    expect(snapshot(store)).toEqual(before);
+    expect(await snapshot(store)).toEqual(before);
     const clockAfter = (await http('GET', `${sim.admin}/clock`)).body;
     expect(Math.abs(clockAfter.offset_ms - clockBefore.offset_ms)).toBeLessThan(5_000);
     expect(clockAfter.frozen).toBe(clockBefore.frozen);

@@ -22,11 +22,11 @@ describe('.ci/check-links.mjs', () => {
       await mkdir(join(dir, 'docs'));
       await writeFile(
         join(dir, 'docs', 'a.md'),
-        '# A\n\n## Walkthrough: tokens → `binding`\n\n## Notes\n\n## Notes\n\n```\n## not a heading\n```\n',
+        '# A\n\n## Walkthrough: tokens → `binding`\n\n## `run [--timeout <ms>]` <em>now</em>\n\n## Notes\n\n## Notes\n\n```\n## not a heading\n```\n',
       );
       await writeFile(
         join(dir, 'README.md'),
-        '# R\n\n## See also\n\n[x](docs/a.md#walkthrough-tokens--binding) [x](docs/a.md#notes-1) [x](#see-also) [x](docs/a.md)\n',
+        '# R\n\n## See also\n\n[x](docs/a.md#walkthrough-tokens--binding) [x](docs/a.md#notes-1) [x](docs/a.md#run---timeout-ms-now) [x](#see-also) [x](docs/a.md)\n',
       );
       expect(check(dir).status).toBe(0);
       await writeFile(join(dir, 'docs', 'b.md'), '[x](a.md#notes-2) [y](a.md#not-a-heading) [z](#nowhere)\n');
