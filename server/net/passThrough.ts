@@ -7,6 +7,7 @@ import {
 import { request as httpsRequest } from 'node:https';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { isLoopbackAddress } from '../core/addressGuard.js';
 
 /**
  * `--proxy-passthrough`: what the proxy does with a host it does not serve when asked to let
@@ -25,8 +26,8 @@ export interface PassThrough {
 /** 502: the host could not be reached; 403: a client from elsewhere asked for this machine itself. */
 type Fail = (status: 403 | 502, why: string) => void;
 
-const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
-const isLocal = (address: string | undefined): boolean => address !== undefined && LOOPBACK.test(address);
+// The address guard's one notion of "this machine" (any 127/8, ::1, IPv4-mapped, unspecified).
+const isLocal = (address: string | undefined): boolean => address !== undefined && isLoopbackAddress(address);
 
 /**
  * A client on another machine (a phone on the LAN with --host 0.0.0.0) must not reach this
