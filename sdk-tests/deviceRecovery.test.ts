@@ -24,14 +24,8 @@ const adminDoc = parse(readFileSync(fromRoot('server/admin.openapi.yaml'), 'utf8
 };
 const CASES = adminDoc.components.schemas.ArrangeCase.enum;
 type Case = components['schemas']['ArrangeCase'];
-interface Arrangement {
-  locked_to: string | null;
-  expect: {
-    recovery: string;
-    message: string;
-    by_bridge: Record<'ios' | 'android' | 'capacitor_android', { recovery: string; message: string }>;
-  };
-}
+// The arrange answer as server/admin.openapi.yaml declares it, not retyped here.
+type Arrangement = components['schemas']['Arrangement'];
 
 const BRIDGES: Array<{ name: string; platform: Platform; make: (o: object) => Bridge }> = [
   { name: 'react-native', platform: 'ios', make: (o) => configurePlaudSdkDouble(o) },
