@@ -1,57 +1,20 @@
 import { ExportStore, exportAudio } from './audioExport.js';
-import { CAPACITOR_MESSAGES } from './capacitorShape.js';
+import { connectPhone } from './coreConnect.js';
+import { type CoreOptions, openPhone, type Session } from './coreSession.js';
 import { BridgeError, MESSAGES, radioRefusal } from './errors.js';
 import { type Pump, startPump } from './eventPump.js';
-import { type Emit, showLocalRefusal } from './handshakeShow.js';
-import {
-  type ConnectRequest,
-  createPhone,
-  type Fetch,
-  isProtocol,
-  type PhoneClient,
-  ProtocolError,
-  type ScanAnswer,
-} from './phoneClient.js';
-import { connectRefused, type RadioContext, scanRefused } from './radioAnswers.js';
+import type { Emit } from './handshakeShow.js';
+import { type ConnectRequest, isProtocol, type PhoneClient, type ScanAnswer } from './phoneClient.js';
+import { type RadioContext, scanRefused } from './radioAnswers.js';
 import { type Reporter, reportOnce } from './reachability.js';
-import { deviceMountFor, sdkHostFor } from './sdkCloud.js';
-import { type Timing, type Wait, waitFor } from './timing.js';
-import type {
-  Bridge,
-  ConnectOptions,
-  ExportOptions,
-  ExportResult,
-  InitOptions,
-  Platform,
-  ScanDevice,
-} from './types.js';
+import { type Wait, waitFor } from './timing.js';
+import type { ConnectOptions, ExportOptions, ExportResult, InitOptions, ScanDevice } from './types.js';
 
 /**
  * One virtual phone's SDK, shared by both doubles: the nine methods plus the recovery
  * connect, mapped onto the device protocol in the native modules' order of checks, with the
  * answers a phone gives to calls out of order. The adapters add listeners and error shapes.
  */
-export interface CoreOptions {
-  bridge: Bridge;
-  platform: Platform;
-  /** The simulator the live hosts of `customDomain` stand for. */
-  simulatorUrl: string;
-  timing: Timing;
-  /** Android: where the SDK's own key fetch goes (see sdkApiBase). */
-  sdkBaseUrl: 'jp' | 'customDomain';
-  pollMs: number;
-  fetch: Fetch;
-  onError: (e: unknown) => void;
-}
-
-interface Session {
-  userToken: string;
-  userId: string | undefined;
-  phone: Promise<PhoneClient | undefined>;
-  keys: Promise<boolean>;
-  pump?: Pump;
-}
-
 export class BridgeCore {
   private readonly wait: Wait;
   private session: Session | undefined;
@@ -82,7 +45,7 @@ export class BridgeCore {
       phone: Promise.resolve(undefined),
       keys: Promise.resolve(false),
     };
-    const ready = this.openPhone(init).then(
+    const ready = openPhone(this.o, init).then(
       (r) => {
         if (r && this.session === session) session.pump = this.pump(r.phone);
         return r;
@@ -95,26 +58,6 @@ export class BridgeCore {
     session.phone = ready.then((r) => r?.phone);
     session.keys = ready.then((r) => r?.keys ?? false);
     this.session = session;
-  }
-
-  /**
-   * The SDK fetches its key pair where its base URL points; the device protocol's phone
-   * creation is that check (`401 CLIENT_USER_NOT_FOUND` for a token of the other region) and
-   * answers CORS, so it also works from a browser page. When the keys cannot arrive (Android's
-   * JP default with a US token), the radio still scans: the phone is made where the app's
-   * domain points, and every handshake fails on the phone, as on hardware.
-   */
-  private async openPhone(init: InitOptions): Promise<{ phone: PhoneClient; keys: boolean } | undefined> {
-    const { platform, timing, simulatorUrl, fetch: f, sdkBaseUrl } = this.o;
-    const options = { platform, timing };
-    const sdkMount = deviceMountFor(sdkHostFor(platform, init.customDomain, sdkBaseUrl), simulatorUrl);
-    const appMount = deviceMountFor(init.customDomain, simulatorUrl);
-    try {
-      return { phone: await createPhone(f, sdkMount, init.userAccessToken, options), keys: true };
-    } catch (e) {
-      if (!isProtocol(e, 401) || sdkMount === appMount) throw e;
-      return { phone: await createPhone(f, appMount, init.userAccessToken, options), keys: false };
-    }
   }
 
   private pump(phone: PhoneClient): Pump {
@@ -218,50 +161,20 @@ export class BridgeCore {
   private async connect(body: ConnectRequest): Promise<void> {
     const run = ++this.connectRun;
     this.scanRun++; // connecting stops a scan, as both bridges do
-    const session = this.session;
-    const phone = await this.phone();
-    const known =
-      (body.uuid && this.seen.get(body.uuid)) ||
-      [...this.seen.values()].find((d) => d.serialNumber === body.serialNumber);
-    const capAndroid = this.o.bridge === 'capacitor' && this.o.platform === 'android';
-    if (!known) throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
-    // The Capacitor Android plugin looks the device up, then checks the SDK is initialised.
-    if (!phone)
-      throw capAndroid
-        ? new BridgeError('ERR_PLAUD', CAPACITOR_MESSAGES.notInitialised)
-        : new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
-    await this.quietly(phone.stopScan());
-    if (!session || !(await session.keys)) {
-      await this.quietly(phone.disconnect());
-      void showLocalRefusal({
-        platform: this.o.platform,
-        wait: this.wait,
-        emit: this.emit,
-        uuid: known.uuid,
-        reason: 'HANDSHAKE_FAIL',
-        message: 'partner key pair not ready: the token is not valid where the SDK fetches its keys',
-        current: () => run === this.connectRun,
-      });
-      return;
-    }
-    try {
-      await phone.connect(body);
-    } catch (e) {
-      if (isProtocol(e, 404) && e.detail === 'UNKNOWN_DEVICE') {
-        throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
-      }
-      const radio = radioRefusal(e);
-      if (radio) throw connectRefused(this.radioContext(this.scanRun), radio);
-      if (isProtocol(e, 422) && body.pinned_id)
-        throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.historicalIdInvalid);
-      if (isProtocol(e, 404) && e.detail === 'PHONE_NOT_FOUND')
-        throw new BridgeError('ERR_PLAUD_CONNECT', MESSAGES.phoneForgotten);
-      throw new BridgeError(
-        'ERR_PLAUD_CONNECT',
-        e instanceof ProtocolError ? e.reason : (e as Error).message,
-      );
-    }
-    this.kick();
+    const keys = this.session?.keys;
+    const sent = await connectPhone(body, {
+      bridge: this.o.bridge,
+      platform: this.o.platform,
+      phone: await this.phone(),
+      keys,
+      seen: this.seen,
+      wait: this.wait,
+      emit: this.emit,
+      quietly: (p) => this.quietly(p),
+      radioContext: () => this.radioContext(this.scanRun),
+      current: () => run === this.connectRun,
+    });
+    if (sent) this.kick();
   }
 
   async disconnect(): Promise<void> {

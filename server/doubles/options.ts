@@ -1,4 +1,4 @@
-import type { CoreOptions } from './core.js';
+import type { CoreOptions } from './coreSession.js';
 import { printOneLine } from './reachability.js';
 import type { Timing } from './timing.js';
 import type { Bridge, Platform } from './types.js';
