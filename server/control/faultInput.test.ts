@@ -68,3 +68,22 @@ describe('X-Sim-Fault status range', () => {
     expect(r.status).toBe(200);
   });
 });
+
+describe('createFault input', () => {
+  it.each([
+    [{ operation: 'noSuchOp', status: 500 }, 'operation'],
+    [{ operation: 'getPartnerToken' }, 'status'],
+    [{ operation: 'getPartnerToken', action: 'wrong_etag' }, 'action'],
+    [{ operation: 'getPartnerToken', action: 'reset', status: 500 }, 'status'],
+    [{ operation: 'getPartnerToken', transcription_outcome: 'FAILURE' }, 'transcription_outcome'],
+    [{ operation: 'getPartnerToken', body: { a: 1 } }, 'body'],
+    [{ operation: 'getPartnerToken', action: 'malformed', body: { a: 1 } }, 'body'],
+    [{ operation: 'uploadPart', action: 'wrong_etag', status: 500 }, 'status'],
+    [{ operation: 'getPartnerToken', status: 500, probability: 2 }, 'probability'],
+    [{ operation: 'getPartnerToken', status: 500, match: { colour: 'red' } }, 'match'],
+  ])('refuses %j with 422 naming %s', async (json, field) => {
+    const r = await http('POST', `${sim.admin}/faults`, { json });
+    expect(r.status).toBe(422);
+    expect(r.body.detail.map((d: { loc: string[] }) => d.loc[1])).toContain(field);
+  });
+});
