@@ -3,7 +3,13 @@ import { existsSync, readdirSync } from 'node:fs';
 import { fromRoot } from '../core/root.js';
 
 /** Test files that drive Chromium: the shared browser starts only when a run may include one. */
-const BROWSER_TESTS = ['server/ui/dashboard.test.ts', 'sdk-tests/capacitorChromium.test.ts'];
+const BROWSER_TESTS = [
+  'server/ui/dashboard.test.ts',
+  'server/ui/dashboardAppView.test.ts',
+  'server/ui/dashboardFeedback.test.ts',
+  'server/ui/dashboardToken.test.ts',
+  'sdk-tests/capacitorChromium.test.ts',
+];
 
 /** Whether vitest's file filters (positional arguments; none: every file) select a browser test. */
 export function selectsBrowserTests(argv: string[]): boolean {
