@@ -10,7 +10,9 @@ import { startTestServer, type TestServer } from './testServer.js';
 
 export const REPORTS = fromRoot('reports');
 // The page polls every 1.5 s; on a busy CI machine a render can take a few seconds more.
-export const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 8000 });
+// Typed by hand: declaration emit cannot name vitest's inferred poll type.
+export const poll = <T>(read: () => Promise<T>): ReturnType<typeof expect.poll<T>> =>
+  expect.poll(read, { timeout: 8000 });
 export const A = 'client_user_3f2c8a90-1b2c-4d5e-8f90-123456789abc';
 export const B = 'client_user_9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 
