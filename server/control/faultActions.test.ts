@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { completeUpload, md5hex, putPart, startUpload } from '../client/steps.js';
+import { failure, useFaultSim } from '../testing/faultKit.js';
 import { basicAuth, DEMO_US, http, userToken } from '../testing/http.js';
-import { failure, useFaultSim } from './faultKit.js';
 
 // Fault rules that delay, reset, hang, send a malformed body or a wrong ETag, as a real HTTP
 // client sees them.

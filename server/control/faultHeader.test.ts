@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { failure, useFaultSim } from '../testing/faultKit.js';
 import { basicAuth, DEMO_US } from '../testing/http.js';
-import { failure, useFaultSim } from './faultKit.js';
 
 // The X-Sim-Fault request header: a fault for that one request.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { useFaultSim } from '../testing/faultKit.js';
 import { bearer, DEMO_US, http, OTHER_US, userToken } from '../testing/http.js';
-import { useFaultSim } from './faultKit.js';
 
 // A rule's `match` narrows it to one app, device, user or path; listing and deleting by app.
 

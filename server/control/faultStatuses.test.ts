@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { putPart, startUpload } from '../client/steps.js';
 import { uploadAll } from '../client/upload.js';
+import { useFaultSim } from '../testing/faultKit.js';
 import { bearer, DEMO_US, http, userToken } from '../testing/http.js';
-import { useFaultSim } from './faultKit.js';
 
 // Fault rules that answer a status, as a real HTTP client sees them.
 

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { PartnerApp } from '../domain/apps.js';
 import { AUDIO_FIXTURES, readAudio } from '../testing/audioFixtures.js';
+import { APP, setup, stub, useSpeechStub, WAV, words } from '../testing/engineKit.js';
 import { STUB_SEGMENTS } from '../testing/speechStub.js';
-import { APP, setup, stub, useSpeechStub, WAV, words } from './engineKit.js';
 import type { SpecResult, TaskRecord } from './model.js';
 
 // A speech engine (--transcriber) as the source of a task's words.

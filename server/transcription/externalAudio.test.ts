@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPrivateAddress } from '../core/addressGuard.js';
 import { readAudio } from '../testing/audioFixtures.js';
+import { APP, setup, stub, useSpeechStub, WAV, words } from '../testing/engineKit.js';
 import { STUB_SEGMENTS } from '../testing/speechStub.js';
-import { APP, setup, stub, useSpeechStub, WAV, words } from './engineKit.js';
 import type { SpecResult } from './model.js';
 
 // Audio at a URL that is not the simulator's own storage, fetched only when allowed.

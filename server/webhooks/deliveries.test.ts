@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { http } from '../testing/http.js';
+import { T0, useWebhookSim } from '../testing/webhookKit.js';
 import { RETRY_LADDER_MS } from './model.js';
-import { T0, useWebhookSim } from './webhookKit.js';
 
 // A delivery's attempts on the app clock, and what the delivery log keeps of them.
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../index.js';
 import { http } from '../testing/http.js';
-import { useWebhookSim } from './webhookKit.js';
+import { useWebhookSim } from '../testing/webhookKit.js';
 
 // Fault rules on webhookDelivery: duplicate, out of order, wrong signature or timestamp, late, drop.
 

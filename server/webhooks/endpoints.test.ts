@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { http } from '../testing/http.js';
-import { useWebhookSim } from './webhookKit.js';
+import { useWebhookSim } from '../testing/webhookKit.js';
 
 // Webhook endpoints through the control API.
 

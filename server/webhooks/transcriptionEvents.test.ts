@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../index.js';
 import { http } from '../testing/http.js';
 import { keys } from '../testing/transcriptionKit.js';
-import { useWebhookSim } from './webhookKit.js';
+import { useWebhookSim } from '../testing/webhookKit.js';
 
 // A transcription's end as webhook events, signatures checked with the package's exported helper.
 

@@ -7,16 +7,10 @@ import type { PartnerApp } from '../domain/apps.js';
 import type { FileLookup, FileSource } from '../domain/fileSource.js';
 import { Instance } from '../domain/instance.js';
 import { MemoryStore } from '../store/memoryStore.js';
-import {
-  AUDIO_FIXTURES,
-  type AudioFixture,
-  audioPath,
-  openAudio,
-  readAudio,
-} from '../testing/audioFixtures.js';
-import { type SpeechStub, startSpeechStub } from '../testing/speechStub.js';
-import type { SpecResult, TranscriptionParams } from './model.js';
-import { TranscriptionService } from './service.js';
+import type { SpecResult, TranscriptionParams } from '../transcription/model.js';
+import { TranscriptionService } from '../transcription/service.js';
+import { AUDIO_FIXTURES, type AudioFixture, audioPath, openAudio, readAudio } from './audioFixtures.js';
+import { type SpeechStub, startSpeechStub } from './speechStub.js';
 
 // Shared by the speech engine tests: a TranscriptionService on a memory store, its files
 // served by `Files`, its engine the speech stub (`stub`, reset before each test).

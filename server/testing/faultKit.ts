@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { DEMO_US, exchangeToken, http } from '../testing/http.js';
-import { startTestServer, type TestServer } from '../testing/testServer.js';
+import { DEMO_US, exchangeToken, http } from './http.js';
+import { startTestServer, type TestServer } from './testServer.js';
 
 // Shared by the fault tests that see every fault kind as a real HTTP client does: one
 // simulator per file whose rules are cleared before each test.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import { http } from '../testing/http.js';
-import { startTestServer, type TestServer } from '../testing/testServer.js';
-import { useReceivers } from '../testing/webhookReceiver.js';
+import { http } from './http.js';
+import { startTestServer, type TestServer } from './testServer.js';
+import { useReceivers } from './webhookReceiver.js';
 
 // Shared by the webhook tests, end to end: a real receiver on loopback, each app's clock
 // frozen at T0 and moved by the control API.
