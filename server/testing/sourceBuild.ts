@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
+import { transform } from 'esbuild';
 import { fromRoot } from '../core/root.js';
 
 /** Relative imports (static and dynamic) of a module's source: its project dependencies. */
@@ -41,17 +41,22 @@ async function sourceBuild(set: string, entries: string[]): Promise<string> {
   );
   if (existsSync(out)) return out;
   const temp = `${out}.${process.pid}.tmp`;
-  const compilerOptions = {
-    module: ts.ModuleKind.ESNext,
-    target: ts.ScriptTarget.ES2022,
-    verbatimModuleSyntax: true,
-  };
-  for (const [f, text] of files) {
-    const js = ts.transpileModule(text, { fileName: f, compilerOptions }).outputText;
-    const target = join(temp, relative(fromRoot(), f)).replace(/\.ts$/, '.js');
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, js);
-  }
+  // esbuild's transform, not TypeScript's transpileModule: the same output for these files
+  // (types erased, imports kept as written) in a tenth of the time on a fresh clone.
+  const options = {
+    loader: 'ts',
+    format: 'esm',
+    target: 'es2022',
+    tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
+  } as const;
+  await Promise.all(
+    [...files].map(async ([f, text]) => {
+      const { code } = await transform(text, { ...options, sourcefile: f });
+      const target = join(temp, relative(fromRoot(), f)).replace(/\.ts$/, '.js');
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, code);
+    }),
+  );
   try {
     await rename(temp, out);
   } catch {
@@ -68,7 +73,7 @@ async function sourceBuild(set: string, entries: string[]): Promise<string> {
 
 /** The CLI entry (server/cli.ts) of the current sources, as plain JavaScript. */
 export async function sourceCliEntry(): Promise<string> {
-  return join(await sourceBuild('cli', ['cli']), 'server', 'cli.js');
+  return sourceEntry('cli');
 }
 
 /** The package's entries (package.json `exports`: the CLI, the API, the doubles) of the current sources. */
@@ -76,5 +81,11 @@ const PACKAGE_ENTRIES = ['cli', 'index', 'doubles/reactNative', 'doubles/capacit
 
 /** One of them as plain JavaScript, e.g. `cli`, `index` or `doubles/capacitor`. */
 export async function sourceEntry(name: (typeof PACKAGE_ENTRIES)[number]): Promise<string> {
-  return join(await sourceBuild('package', PACKAGE_ENTRIES), 'server', `${name}.js`);
+  // One build for every entry (they share most files). A `vitest run` looks it up once per
+  // worker (the check reads and hashes every reachable source); watch mode looks each time,
+  // as sources change between runs.
+  const build = built ?? sourceBuild('package', PACKAGE_ENTRIES);
+  if (process.env.VITEST_MODE === 'RUN') built = build;
+  return join(await build, 'server', `${name}.js`);
 }
+let built: Promise<string> | undefined;
