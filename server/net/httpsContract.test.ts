@@ -6,8 +6,8 @@ import { runContract } from '../contract/command.js';
 import { useContractRuns } from '../testing/contractRuns.js';
 import { startTestServer, tempDataDir } from '../testing/testServer.js';
 
-// The whole contract suite, `--target url`, against a plain instance, an HTTPS one and one
-// with an S3-shaped --storage-host, as CI runs it: no environment for the user to set (no
+// The whole contract suite, `--target url`, against an HTTPS instance and one with an
+// S3-shaped --storage-host (a plain instance: contract/parallel.test.ts, eight runs at once), as CI runs it: no environment for the user to set (no
 // NODE_EXTRA_CA_CERTS, no proxy). The runner learns from the instance what it intercepts and
 // its CA, and sends presigned URLs through the simulator's own proxy. The storage host is a
 // real DNS name that is never resolved: nothing leaves loopback.
@@ -20,12 +20,11 @@ interface Result {
 }
 
 const instances: [string, Partial<Config>][] = [
-  ['plain', {}],
   ['https', { https: true }],
   ['https --storage-host', { https: true, storageHost: 'partner-sim.s3.us-east-1.amazonaws.com' }],
 ];
 
-describe('contract suite against plain, HTTPS and storage-host instances', () => {
+describe('contract suite against HTTPS and storage-host instances', () => {
   it.each(instances)(
     'passes every scenario against a %s instance',
     { timeout: 300_000 },
