@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './server/testing/longestFirst.js';
 
 // Three projects so CI can run them separately: unit tests beside the code, the black-box
 // contract suite, and the partner-flow tests that play the partner app.
@@ -13,6 +14,8 @@ export default defineConfig({
     // started the heaviest files (8 parallel contract runs, 3 PostgreSQL instances, the crash
     // test's kills, the dashboard) together and starved them into timeouts on a busy machine.
     maxWorkers: 2,
+    // Longest files first, from vitest's cache or a measured run's times (a fresh clone has no cache).
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         test: {

@@ -49,6 +49,9 @@ ${benchmarks.map((b) => `  ${b.name.padEnd(32)} ${b.target}`).join('\n')}
   --only X    run the benchmarks whose name contains X
   --pg URL    the PostgreSQL server to measure on (a database per measurement is created and
               dropped); default PARTNER_SIM_TEST_PG, else a throw-away cluster (.ci/with-postgres)
+  --write-durations
+              with the test suite's entry: keep its slow files' times in
+              server/testing/fileDurations.json (the test sequencer runs them first)
   --help      this text
 Other --key value pairs are passed to the benchmarks (e.g. --size-mib 64 for the upload).
 `;
@@ -68,6 +71,7 @@ async function main(argv: string[]): Promise<number> {
     if (a === '--quick') quick = true;
     else if (a === '--anchors') anchors = true;
     else if (a === '--only') only = argv[++i];
+    else if (a === '--write-durations') flags['write-durations'] = '1';
     else if (a.startsWith('--') && argv[i + 1] !== undefined) flags[a.slice(2)] = argv[++i]!;
     else {
       process.stderr.write(`bench: unexpected argument ${a}\n\n${HELP}`);

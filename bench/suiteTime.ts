@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fromRoot } from '../server/core/root.js';
+import { DURATIONS_FILE } from '../server/testing/longestFirst.js';
 import { type Benchmark, fmt } from './lib.js';
 
 const TARGET_S = 150;
@@ -64,6 +65,13 @@ export const suiteTimeBenchmark: Benchmark = {
         .sort((a, b) => b.s - a.s);
       const cpu =
         cpu0 !== undefined && cpu1 !== undefined ? `, CPU ${fmt(cpu1 - cpu0)} s (all processes)` : '';
+      // `--write-durations`: keep the slow files' times for the sequencer (testing/longestFirst.ts).
+      if (flags['write-durations'] && filters.length === 0) {
+        const slow = files
+          .filter((f) => f.s >= 2)
+          .map((f): [string, number] => [f.file, Math.round(f.s * 10) / 10]);
+        await writeFile(DURATIONS_FILE, `${JSON.stringify(Object.fromEntries(slow), null, 2)}\n`);
+      }
       const lines = [
         `${report.numTotalTests} tests in ${files.length} files, ${report.numFailedTests} failed (exit ${code})`,
         `wall time ${fmt(wallS)} s (target <= ${TARGET_S} s)${cpu}`,
