@@ -14,6 +14,8 @@ requireChromiumInCi('the dashboard feedback test');
 
 describe.skipIf(!haveChromium)('dashboard feedback in Chromium', () => {
   const d = useDashboard({
+    // Its waits are for the page's own refreshes: 250 ms ones, not a person's 1.5 s.
+    pollMs: 250,
     prepare: async ({ page }) => {
       await page.getByRole('button', { name: `View ${DEMO_US.client_id}` }).click();
       await page.locator('#live', { hasText: `showing ${DEMO_US.client_id}` }).waitFor();
