@@ -4,6 +4,7 @@ import { PartnerClient } from '../server/client/partnerClient.js';
 import { completeUpload, md5hex, startUpload } from '../server/client/steps.js';
 import { fromRoot } from '../server/core/root.js';
 import type { PlaudSdkWeb } from '../server/doubles/capacitor.js';
+import type { Timing } from '../server/doubles/timing.js';
 import { bundlePage, haveChromium, openChromium, requireChromiumInCi } from '../server/testing/chromium.js';
 import { DEMO_US, http } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
@@ -25,7 +26,9 @@ describe.skipIf(!haveChromium)('the Capacitor double in Chromium', () => {
   let app: string;
 
   beforeAll(async () => {
-    sim = await startTestServer({ transcriptionDelay: 1000 });
+    // Still pending at the first poll, done a few fast polls later: the partner's poll loop runs
+    // without the test sleeping through back-off steps sized for a real service.
+    sim = await startTestServer({ transcriptionDelay: 300 });
     app = await bundlePage(fromRoot('sdk-tests/browser/capacitorApp.ts'), {
       'partner-sim/doubles/capacitor': fromRoot('server/doubles/capacitor.ts'),
     });
@@ -38,7 +41,11 @@ describe.skipIf(!haveChromium)('the Capacitor double in Chromium', () => {
   });
 
   /** The app page, served at the simulator's origin as a deployed web app would be. */
-  async function openApp(install: 'preregister' | 'loader', platform: 'ios' | 'android'): Promise<Page> {
+  async function openApp(
+    install: 'preregister' | 'loader',
+    platform: 'ios' | 'android',
+    timing: Timing,
+  ): Promise<Page> {
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
@@ -46,7 +53,7 @@ describe.skipIf(!haveChromium)('the Capacitor double in Chromium', () => {
     await page.route(url, (route) =>
       route.fulfill({
         contentType: 'text/html',
-        body: `<!doctype html><title>app</title><script>window.__DOUBLE__=${JSON.stringify({ simulatorUrl: sim.url, platform, install })}</script><script type="module">${app.replace(/<\/script/g, '<\\/script')}</script>`,
+        body: `<!doctype html><title>app</title><script>window.__DOUBLE__=${JSON.stringify({ simulatorUrl: sim.url, platform, install, timing })}</script><script type="module">${app.replace(/<\/script/g, '<\\/script')}</script>`,
       }),
     );
     await page.goto(url);
@@ -69,12 +76,14 @@ describe.skipIf(!haveChromium)('the Capacitor double in Chromium', () => {
       )
       .then((h) => h.jsonValue() as Promise<Record<string, unknown>>);
 
+  // One install plays the phone's own timings (scan, handshake, file list, export steps), the
+  // other waits for none: both ways run in Chromium, and the file waits for the hardware once.
   it.each([
-    ['preregister', 'android'],
-    ['loader', 'ios'],
+    ['preregister', 'android', 'hardware'],
+    ['loader', 'ios', 'instant'],
   ] as const)(
     'installed by %s on %s: pairs, syncs a device recording, uploads it with putBinary, transcribes',
-    async (install, platform) => {
+    async (install, platform, timing) => {
       const sn = install === 'loader' ? '8810WEB000000001' : '8820WEB000000002';
       const userId = `web-${install}`;
       const client = new PartnerClient({ api: sim.api, app: DEMO_US, userId });
@@ -82,7 +91,7 @@ describe.skipIf(!haveChromium)('the Capacitor double in Chromium', () => {
         (await http('POST', `${sim.admin}/recorders/${sn}/arrange`, { json: { case: 'never_paired' } }))
           .status,
       ).toBe(200);
-      const page = await openApp(install, platform);
+      const page = await openApp(install, platform, timing);
       const token = await client.userToken();
 
       const device = await page.evaluate(
@@ -158,7 +167,10 @@ describe.skipIf(!haveChromium)('the Capacitor double in Chromium', () => {
       });
       expect(done.status, done.text).toBe(200);
       const task = await client.transcribe((done.body as { DownloadUrl: string }).DownloadUrl);
-      const { task: finished } = await client.poll(task.transcription_id, { deadlineMs: 20_000 });
+      const { task: finished } = await client.poll(task.transcription_id, {
+        deadlineMs: 20_000,
+        backoff: { baseMs: 100, capMs: 400 },
+      });
       expect(finished.status).toBe('SUCCESS');
 
       await client.unbind(sn);

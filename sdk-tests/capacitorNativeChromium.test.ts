@@ -69,7 +69,9 @@ describe.skipIf(!haveChromium)('an unchanged Capacitor page over the native-side
   let serial = 0;
 
   beforeAll(async () => {
-    sim = await startTestServer({ transcriptionDelay: 1000 });
+    // Still pending at the first poll, done a few fast polls later: the partner's poll loop runs
+    // without the test sleeping through back-off steps sized for a real service.
+    sim = await startTestServer({ transcriptionDelay: 300 });
     dir = await mkdtemp(join(tmpdir(), 'partner-sim-capnative-'));
     await bundleCapacitorNative(fromRoot('server/doubles/capacitorNativeGlobal.ts'), join(dir, 'native.js'));
     app = await bundlePage(fromRoot('sdk-tests/browser/capacitorNativeApp.ts'));
@@ -211,7 +213,10 @@ describe.skipIf(!haveChromium)('an unchanged Capacitor page over the native-side
     });
     expect(done.status, done.text).toBe(200);
     const task = await client.transcribe((done.body as { DownloadUrl: string }).DownloadUrl);
-    const { task: finished } = await client.poll(task.transcription_id, { deadlineMs: 20_000 });
+    const { task: finished } = await client.poll(task.transcription_id, {
+      deadlineMs: 20_000,
+      backoff: { baseMs: 100, capMs: 400 },
+    });
     expect(finished.status).toBe('SUCCESS');
 
     expect(problems).toEqual([]);

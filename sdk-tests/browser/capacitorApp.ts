@@ -9,6 +9,7 @@ interface PageConfig {
   simulatorUrl: string;
   platform: 'ios' | 'android';
   install: 'preregister' | 'loader';
+  timing: 'hardware' | 'instant';
 }
 const page = globalThis as unknown as { __DOUBLE__: PageConfig; PlaudSdk: PlaudSdkWeb; events: unknown[] };
 const { install, ...options } = page.__DOUBLE__;

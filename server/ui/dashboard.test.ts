@@ -29,7 +29,20 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
       headers: bearer(await user()),
     });
 
-  it('creates an app, shows its credentials once, and scopes the views to it', async () => {
+  it('polls at the interval its address asks for (1.5 s by default, kept within 100 ms and a minute), creates an app, shows its credentials once, and scopes the views to it', async () => {
+    const other = await page.context().newPage();
+    for (const [query, ms] of [
+      ['', '1500'],
+      ['?poll_ms=250', '250'],
+      ['?poll_ms=5', '100'],
+      ['?poll_ms=999999', '60000'],
+      ['?poll_ms=soon', '1500'],
+    ]) {
+      await other.goto(`${sim.url}/__admin/ui${query}`);
+      expect(await other.locator('#live').getAttribute('data-poll-ms'), query).toBe(ms);
+    }
+    await other.close();
+
     await page.getByLabel('New client id (optional)').fill('ui-app');
     await page.getByRole('button', { name: 'Create app' }).click();
     const created = page.locator('#app-created');

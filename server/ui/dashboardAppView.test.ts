@@ -50,7 +50,7 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium, viewing an
     const s = await startUpload(sim.api, token, 1000);
     const part = await putPart(s.Parts[0]!.PresignedUrl, Buffer.alloc(1000, 7));
     const list = page.locator('#uploads-list');
-    // Made outside the page: it shows at the next poll (every 1.5 s).
+    // Made outside the page: it shows at the next poll.
     await poll(() => list.textContent()).toContain(part.etag!);
     expect(await list.textContent()).toContain('#1: 1000 B');
   });

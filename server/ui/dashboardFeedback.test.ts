@@ -2,17 +2,20 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium, requireChromiumInCi } from '../testing/chromium.js';
-import { A, poll, REPORTS, useDashboard } from '../testing/dashboardPage.js';
+import { A, poll, REPORTS, refreshes, useDashboard } from '../testing/dashboardPage.js';
 import { DEMO_US, http } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';
 
 // What the dashboard says back in Chromium: refusals kept beside their forms, outcomes of
-// device actions, refreshed results, labels that fit, and a phone-wide layout.
+// device actions, refreshed results, labels that fit, and a phone-wide layout. A refusal must
+// survive the page's refreshes: two whole ones run (refreshes()) before it is looked at again.
 
 requireChromiumInCi('the dashboard feedback test');
 
 describe.skipIf(!haveChromium)('dashboard feedback in Chromium', () => {
   const d = useDashboard({
+    // Its waits are for the page's own refreshes: 250 ms ones, not a person's 1.5 s.
+    pollMs: 250,
     prepare: async ({ page }) => {
       await page.getByRole('button', { name: `View ${DEMO_US.client_id}` }).click();
       await page.locator('#live', { hasText: `showing ${DEMO_US.client_id}` }).waitFor();
@@ -24,9 +27,6 @@ describe.skipIf(!haveChromium)('dashboard feedback in Chromium', () => {
   beforeAll(() => {
     ({ sim, page } = d);
   });
-
-  // Longer than two polls (1.5 s each): an error must survive the refreshes.
-  const twoPolls = () => new Promise((r) => setTimeout(r, 3500));
 
   it('recorder actions: says when the serial is empty, arranges paired_to_user, keeps a refusal beside the buttons', async () => {
     const serial = page.getByRole('textbox', { name: 'Recorder to arrange (its serial)' });
@@ -45,7 +45,7 @@ describe.skipIf(!haveChromium)('dashboard feedback in Chromium', () => {
     expect((await http('GET', `${sim.admin}/recorders/${sn}`)).body.paired_to).toBe(A);
     await page.getByRole('button', { name: 'Press resume' }).click();
     await poll(() => actionNotice.textContent()).toContain('Refused (409 NOT_RECORDING)');
-    await twoPolls();
+    await refreshes(page);
     expect(await actionNotice.isVisible()).toBe(true);
   });
 
@@ -54,7 +54,7 @@ describe.skipIf(!haveChromium)('dashboard feedback in Chromium', () => {
     await page.getByRole('button', { name: 'Put device' }).click();
     const notice = page.locator('#device-form + .notice-error');
     await poll(() => notice.textContent()).toContain('Refused (422)');
-    await twoPolls();
+    await refreshes(page);
     expect(await notice.isVisible()).toBe(true);
     // Beside the action: its top within the form's reach, not at the bottom of the page.
     const form = (await page.locator('#device-form').boundingBox())!;
@@ -93,7 +93,7 @@ describe.skipIf(!haveChromium)('dashboard feedback in Chromium', () => {
     });
     await page.getByRole('button', { name: 'Bind', exact: true }).click();
     await poll(() => notice.textContent()).toContain('Refused (403 DEVICE_BOUND)');
-    await twoPolls();
+    await refreshes(page);
     expect(await page.locator('#device-actions + .notice-error').isVisible()).toBe(true);
   });
 
@@ -101,7 +101,7 @@ describe.skipIf(!haveChromium)('dashboard feedback in Chromium', () => {
     await page.getByRole('button', { name: 'Add fault rule' }).click();
     const notice = page.locator('#fault-form + .notice-error');
     await poll(() => notice.textContent()).toContain('Refused (422');
-    await twoPolls();
+    await refreshes(page);
     expect(await notice.isVisible()).toBe(true);
   });
 
@@ -142,7 +142,7 @@ describe.skipIf(!haveChromium)('dashboard feedback in Chromium', () => {
 
   it('does not overflow at 390 px wide', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    await twoPolls();
+    await refreshes(page);
     const wide = await page.evaluate<number>('document.documentElement.scrollWidth');
     expect(wide).toBeLessThanOrEqual(390);
     await page.evaluate('window.scrollTo(0, 0)');

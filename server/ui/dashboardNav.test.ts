@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putPart, startUpload } from '../client/steps.js';
-import { fromRoot } from '../core/root.js';
 import { haveChromium, openChromium, requireChromiumInCi } from '../testing/chromium.js';
+import { dashboardUrl, poll, REPORTS } from '../testing/dashboardPage.js';
 import { DEMO_US, http, userToken } from '../testing/http.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 
@@ -12,9 +12,6 @@ import { startTestServer, type TestServer } from '../testing/testServer.js';
 // phone's 390 px: the section bar stays in reach and marks where one is, empty sections take
 // one line, the quirks are explained once, secrets shown once can be copied, and action
 // buttons carry their action's name, not a record's id.
-
-const REPORTS = fromRoot('reports');
-const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 8000 });
 
 requireChromiumInCi('the dashboard navigation test');
 
@@ -31,7 +28,7 @@ describe.skipIf(!haveChromium)('dashboard navigation and layout in Chromium', ()
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sim.url });
     page = await browser.context.newPage();
     page.on('pageerror', (e) => pageErrors.push(String(e)));
-    await page.goto(`${sim.url}/__admin/ui`);
+    await page.goto(dashboardUrl(sim));
     await page.locator('#apps-body tr').first().waitFor();
   }, 30_000);
   afterAll(async () => {

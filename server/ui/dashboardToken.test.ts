@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { haveChromium, requireChromiumInCi } from '../testing/chromium.js';
-import { openDashboardBrowser as openBrowser, poll } from '../testing/dashboardPage.js';
+import { dashboardUrl, openDashboardBrowser as openBrowser, poll } from '../testing/dashboardPage.js';
 import { startTestServer } from '../testing/testServer.js';
 
 // The dashboard behind --admin-token, in Chromium.
@@ -13,7 +13,7 @@ describe.skipIf(!haveChromium)('dashboard with --admin-token', () => {
     const browser = await openBrowser();
     try {
       const page = await browser.context.newPage();
-      const res = await page.goto(`${sim.url}/__admin/ui`);
+      const res = await page.goto(dashboardUrl(sim));
       expect(res?.status()).toBe(200);
       const field = page.getByRole('textbox', { name: 'Admin token' });
       await field.waitFor();

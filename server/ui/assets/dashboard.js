@@ -11,8 +11,12 @@ import { refreshWebhooks, setupWebhooks } from './webhooks.js';
 
 // Entry point: wires the views and polls the control API every 1.5 s while the tab is visible.
 
-const POLL_MS = 1500;
 const live = document.getElementById('live');
+// `?poll_ms=` asks for another interval (browser tests poll fast instead of sleeping), kept
+// between 100 ms, so a typo cannot flood the control API, and a minute.
+const asked = Number.parseInt(new URLSearchParams(location.search).get('poll_ms') ?? '', 10);
+const POLL_MS = Number.isNaN(asked) ? 1500 : Math.min(60_000, Math.max(100, asked));
+live.dataset.pollMs = String(POLL_MS);
 let running = false;
 
 let again = false;
