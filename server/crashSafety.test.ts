@@ -34,6 +34,9 @@ function launch(dir: string, extra: string[] = []): Promise<ServeChild> {
     'silent',
     '--chunk-size',
     '4',
+    // The clean-up of what a kill left starts one housekeeping tick after listening.
+    '--housekeeping-tick',
+    '100ms',
     ...extra,
   ]);
 }
