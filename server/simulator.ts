@@ -231,9 +231,19 @@ export async function serveSimulator(config: Config): Promise<RunningSimulator> 
         // Hung and delayed fault responses would otherwise hold the close for 2 s.
         sim.services.faults.releaseHeld();
         await new Promise<void>((resolve) => {
-          server.close(() => resolve());
+          // A response still ending when stop() came (a download's file stream closes a tick
+          // after its last byte went out) leaves a keep-alive socket that turns idle only
+          // then: close idle ones as they appear, not all at the hard cap below.
+          const idle = setInterval(() => server.closeIdleConnections(), 20);
           // Keep-alive sockets and hung responses must not hold shutdown hostage.
-          setTimeout(() => server.closeAllConnections(), 2000).unref();
+          const cap = setTimeout(() => server.closeAllConnections(), 2000);
+          idle.unref();
+          cap.unref();
+          server.close(() => {
+            clearInterval(idle);
+            clearTimeout(cap);
+            resolve();
+          });
           server.closeIdleConnections();
         });
         await recorder?.close();
