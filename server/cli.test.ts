@@ -194,6 +194,14 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ 'body-timeout': 'soon' })).toThrow(/--body-timeout/);
   });
 
+  it('reads --housekeeping-tick as a duration from 50 ms to a minute, one second by default', () => {
+    expect(parseConfig({}).housekeepingTickMs).toBe(1000);
+    expect(parseConfig({ 'housekeeping-tick': '100ms' }).housekeepingTickMs).toBe(100);
+    expect(parseConfig({}, { PARTNER_SIM_HOUSEKEEPING_TICK: '2s' }).housekeepingTickMs).toBe(2000);
+    expect(() => parseConfig({ 'housekeeping-tick': '10ms' })).toThrow(/--housekeeping-tick.*50 ms/);
+    expect(() => parseConfig({ 'housekeeping-tick': '2m' })).toThrow(/--housekeeping-tick/);
+  });
+
   it('reads --allowed-hosts as a comma list of host names, and refuses what is not one', () => {
     expect(parseConfig({}).allowedHosts).toEqual([]);
     expect(parseConfig({ 'allowed-hosts': ' Sim, ci-sim:4010,,[::2]' }).allowedHosts).toEqual([

@@ -1,11 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { uploadAll } from './client/upload.js';
 import { testConfig } from './config.js';
 import { serveSimulator } from './simulator.js';
+import { DEMO_US, userToken } from './testing/http.js';
 
 describe('serveSimulator on a busy port', () => {
   let blocker: Server | undefined;
@@ -49,5 +52,21 @@ describe('serveSimulator on a busy port', () => {
     } finally {
       await sim.stop();
     }
+  });
+});
+
+describe('stop()', () => {
+  it('closes a keep-alive connection whose download was still ending as soon as it is idle, not at the 2 s cap', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'psim-stop-'));
+    // Blobs on disk: a download is a file stream.
+    const sim = await serveSimulator(testConfig({ inMemory: false, dataDir, chunkSize: 1024 }));
+    const { user } = await userToken(`${sim.url}/developer/api`, DEMO_US);
+    const file = await uploadAll(`${sim.url}/developer/api`, user, 2000, (_n, len) => randomBytes(len));
+    // Its last byte is here; the server ends its file stream a moment later.
+    expect((await (await fetch(file.DownloadUrl)).arrayBuffer()).byteLength).toBe(2000);
+    const forced = vi.spyOn(sim.server, 'closeAllConnections');
+    await sim.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    expect(forced).not.toHaveBeenCalled();
   });
 });

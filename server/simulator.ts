@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import { Housekeeper } from './core/housekeeper.js';
+import { HOUSEKEEPING, Housekeeper } from './core/housekeeper.js';
 import { createLogger, lineWriter, wantsPretty } from './core/logger.js';
 import { Random } from './core/random.js';
 import { Instance } from './domain/instance.js';
@@ -19,9 +19,6 @@ import { openStore } from './store/openStore.js';
 
 /** An unfinished blob of a shared store this old was abandoned (no PUT streams for an hour). */
 const UNFINISHED_AFTER_MS = 3_600_000;
-
-/** Storage recovery begins this long after listening, with the file store's background load. */
-const RECOVER_AFTER_MS = 1000;
 
 interface Simulator {
   app: express.Express;
@@ -94,7 +91,7 @@ async function createSimulator(config: Config, listening: CoreDeps['listening'])
       // Every tick, not once a simulated minute: retries are due to the second on app clocks.
       { name: 'webhook deliveries', everyTick: true, sweep: () => services.webhooks.tick() },
     ],
-    undefined,
+    { ...HOUSEKEEPING, tickMs: config.housekeepingTickMs },
     (err, sweeper) => logger.warn({ err, sweeper }, 'housekeeping failed'),
   );
   return {
@@ -207,7 +204,9 @@ export async function serveSimulator(config: Config): Promise<RunningSimulator> 
   // "socket hang up". Outliving the clients' idle timeout leaves the close to them.
   server.keepAliveTimeout = 65_000;
   sim.housekeeper.start();
-  if (!sim.services.deps.store.shared) sim.recovery.schedule(RECOVER_AFTER_MS);
+  // Storage recovery is housekeeping too: it begins one tick after listening, with the file
+  // store's background load, not in the way of the first requests.
+  if (!sim.services.deps.store.shared) sim.recovery.schedule(config.housekeepingTickMs);
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -232,9 +231,19 @@ export async function serveSimulator(config: Config): Promise<RunningSimulator> 
         // Hung and delayed fault responses would otherwise hold the close for 2 s.
         sim.services.faults.releaseHeld();
         await new Promise<void>((resolve) => {
-          server.close(() => resolve());
+          // A response still ending when stop() came (a download's file stream closes a tick
+          // after its last byte went out) leaves a keep-alive socket that turns idle only
+          // then: close idle ones as they appear, not all at the hard cap below.
+          const idle = setInterval(() => server.closeIdleConnections(), 20);
           // Keep-alive sockets and hung responses must not hold shutdown hostage.
-          setTimeout(() => server.closeAllConnections(), 2000).unref();
+          const cap = setTimeout(() => server.closeAllConnections(), 2000);
+          idle.unref();
+          cap.unref();
+          server.close(() => {
+            clearInterval(idle);
+            clearTimeout(cap);
+            resolve();
+          });
           server.closeIdleConnections();
         });
         await recorder?.close();

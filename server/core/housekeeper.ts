@@ -19,7 +19,8 @@ export interface HousekeeperOptions {
   budget: number;
 }
 
-const HOUSEKEEPING: HousekeeperOptions = { tickMs: 1000, everySimMs: 60_000, budget: 200 };
+/** The running simulator's defaults; its tick follows `--housekeeping-tick`. */
+export const HOUSEKEEPING: HousekeeperOptions = { tickMs: 1000, everySimMs: 60_000, budget: 200 };
 
 /**
  * Housekeeping off the request path: abandoned uploads, expired refresh tokens and the like

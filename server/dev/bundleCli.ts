@@ -1,4 +1,5 @@
 import { relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { fromRoot } from '../core/root.js';
 
@@ -15,10 +16,9 @@ import { fromRoot } from '../core/root.js';
  * be compiled, pino-pretty on a terminal). The rest of dist/ is untouched: the programmatic
  * API (dist/server/index.js) and the lazily loaded commands use the per-module files.
  */
-const serverDir = fromRoot('dist', 'server');
 
 /** Dynamic imports stay imports: of a package by name, of a project module by its path from the bundle. */
-const keepDynamicImports: Plugin = {
+const keepDynamicImports = (serverDir: string): Plugin => ({
   name: 'keep-dynamic-imports',
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) => {
@@ -27,9 +27,13 @@ const keepDynamicImports: Plugin = {
       return { path: `./${relative(serverDir, resolve(args.resolveDir, args.path))}`, external: true };
     });
   },
-};
+});
 
-export async function bundleCli(): Promise<void> {
+/**
+ * `serverDir`/cli.js bundled in place. Also the crash and multi-instance tests' source build
+ * (testing/sourceBuild.ts), whose many child simulators start the way the package's does.
+ */
+export async function bundleCli(serverDir: string): Promise<void> {
   const entry = resolve(serverDir, 'cli.js');
   await build({
     entryPoints: [entry],
@@ -44,8 +48,9 @@ export async function bundleCli(): Promise<void> {
     banner: {
       js: "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);",
     },
-    plugins: [keepDynamicImports],
+    plugins: [keepDynamicImports(serverDir)],
   });
 }
 
-await bundleCli();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  await bundleCli(fromRoot('dist', 'server'));

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, type ExpectStatic, it } from 'vitest';
 import { fromRoot } from '../core/root.js';
 import { DEMO_US, userToken } from '../testing/http.js';
 import { startTestServer } from '../testing/testServer.js';
@@ -52,7 +52,7 @@ process.stdout.write('last await done\\n');
 }, 60_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function run(kind: 'rn' | 'capacitor', stopSimulator: boolean, sn: string) {
+async function run(kind: 'rn' | 'capacitor', stopSimulator: boolean, sn: string, expect: ExpectStatic) {
   const sim = await startTestServer();
   try {
     const token = (await userToken(sim.api, DEMO_US, `exit-${kind}-${sn}`)).user;
@@ -93,14 +93,16 @@ async function run(kind: 'rn' | 'capacitor', stopSimulator: boolean, sn: string)
 }
 
 describe('a process that used a double exits on its own', () => {
-  it.each([
+  // At once: each case has its own simulator, serial and child, and mostly waits (the
+  // recorder's handshake, the failing polls), so the four waits overlap instead of adding up.
+  it.concurrent.for([
     ['rn', true],
     ['capacitor', true],
     ['rn', false],
     ['capacitor', false],
-  ] as const)('%s, simulator gone: %s', async (kind, gone) => {
+  ] as const)('%s, simulator gone: %s', async ([kind, gone], { expect }) => {
     const sn = `8810EXIT${kind === 'rn' ? '1' : '2'}${gone ? '1' : '0'}000000`.slice(0, 16);
-    const r = await run(kind, gone, sn);
+    const r = await run(kind, gone, sn, expect);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain('last await done');
     expect(r.ms).toBeLessThan(5_000);

@@ -100,8 +100,7 @@ describe('connection flood guard', () => {
     await new Promise((r) => setTimeout(r, 1200));
     expect(s.received()).toMatch(/^HTTP\/1\.1 200 /);
     s.write(`GET /__admin/apps HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(s.received().match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
+    await expect.poll(() => s.received().match(/HTTP\/1\.1 200 /g), { interval: 10 }).toHaveLength(2);
     const body = 'grant_type=client_credentials';
     s.write(
       `POST /developer/api/oauth/partner/access-token HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n`,

@@ -1,6 +1,6 @@
 import { parseDuration } from '../core/duration.js';
 import { type EgressRule, parseEgress } from '../webhooks/egress.js';
-import { httpUrl, option } from './kit.js';
+import { durationWithin, httpUrl, option } from './kit.js';
 
 /** Speech engines and external audio, connection limits, webhook deliveries, test switches. */
 export const extraOptions = [
@@ -88,11 +88,16 @@ export const extraOptions = [
     default: 10_000,
     env: 'PARTNER_SIM_WEBHOOK_TIMEOUT',
     help: "deadline of one webhook delivery POST (connect, answer and body): a duration such as '10s' or ms, 100 ms to 10 min",
-    parse: (raw) => {
-      const ms = parseDuration(raw);
-      if (ms < 100 || ms > 600_000) throw new Error('from 100 ms to 10 minutes');
-      return ms;
-    },
+    parse: durationWithin(100, 600_000, 'from 100 ms to 10 minutes'),
+  }),
+  option({
+    flag: 'housekeeping-tick',
+    key: 'housekeepingTickMs',
+    kind: 'string',
+    default: 1000,
+    env: 'PARTNER_SIM_HOUSEKEEPING_TICK',
+    help: "real time between housekeeping ticks (webhook retries due, stale-state sweeps; the clean-up after a crash starts one tick after listening): a duration such as '1s' or ms, 50 ms to 1 min",
+    parse: durationWithin(50, 60_000, 'from 50 ms to 1 minute'),
   }),
   option({
     flag: 'webhook-egress',

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { parseDuration } from '../core/duration.js';
 
 /**
  * What an option of `partner-sim serve` is made of, and the value parsers several share.
@@ -39,6 +40,15 @@ export function httpUrl(raw: string): string {
   if (!/^https?:$/.test(u.protocol)) throw new Error('expected an http(s) URL');
   return raw;
 }
+
+/** A parser of a duration ('10s', '500ms' or ms) from `minMs` to `maxMs`, refusing others in `range`'s words. */
+export const durationWithin =
+  (minMs: number, maxMs: number, range: string) =>
+  (raw: string): number => {
+    const ms = parseDuration(raw);
+    if (ms < minMs || ms > maxMs) throw new Error(range);
+    return ms;
+  };
 
 /** A comma list of host names (optionally with a port, or '*'); IPv6 addresses in brackets or bare. */
 export function hostList(raw: string, withPorts: boolean): string[] {

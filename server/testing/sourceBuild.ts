@@ -4,6 +4,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { transform } from 'esbuild';
 import { fromRoot } from '../core/root.js';
+import { bundleCli } from '../dev/bundleCli.js';
 
 /** Relative imports (static and dynamic) of a module's source: its project dependencies. */
 const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)\.js['"]/g;
@@ -29,10 +30,15 @@ async function reachable(entries: string[]): Promise<Map<string, string>> {
  * content>, so it runs once per change. Project files are still found: fromRoot() walks up
  * to openapi.yaml. Returns the folder standing for the project root.
  */
-async function sourceBuild(set: string, entries: string[]): Promise<string> {
+async function sourceBuild(
+  set: string,
+  entries: string[],
+  opts: { bundleCli?: boolean } = {},
+): Promise<string> {
   const files = await reachable(entries.map((e) => fromRoot('server', `${e}.ts`)));
   const h = createHash('sha256');
   for (const [f, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) h.update(`${f}\0${text}\0`);
+  if (opts.bundleCli) h.update(await readFile(fromRoot('server', 'dev', 'bundleCli.ts')));
   const out = fromRoot(
     'node_modules',
     '.cache',
@@ -57,6 +63,9 @@ async function sourceBuild(set: string, entries: string[]): Promise<string> {
       await writeFile(target, code);
     }),
   );
+  // As in the package: a child simulator starts from one file, not ~350 modules resolved and
+  // linked one by one (dynamically imported modules stay files of their own).
+  if (opts.bundleCli) await bundleCli(join(temp, 'server'));
   try {
     await rename(temp, out);
   } catch {
@@ -71,7 +80,7 @@ async function sourceBuild(set: string, entries: string[]): Promise<string> {
   return out;
 }
 
-/** The CLI entry (server/cli.ts) of the current sources, as plain JavaScript. */
+/** The CLI entry (server/cli.ts) of the current sources, as plain JavaScript bundled as `npm run build` does. */
 export async function sourceCliEntry(): Promise<string> {
   return sourceEntry('cli');
 }
@@ -81,10 +90,10 @@ const PACKAGE_ENTRIES = ['cli', 'index', 'doubles/reactNative', 'doubles/capacit
 
 /** One of them as plain JavaScript, e.g. `cli`, `index` or `doubles/capacitor`. */
 export async function sourceEntry(name: (typeof PACKAGE_ENTRIES)[number]): Promise<string> {
-  // One build for every entry (they share most files). A `vitest run` looks it up once per
-  // worker (the check reads and hashes every reachable source); watch mode looks each time,
-  // as sources change between runs.
-  const build = built ?? sourceBuild('package', PACKAGE_ENTRIES);
+  // One build for every entry (they share most files), the CLI bundled as the package's is. A
+  // `vitest run` looks it up once per worker (the check reads and hashes every reachable
+  // source); watch mode looks each time, as sources change between runs.
+  const build = built ?? sourceBuild('package', PACKAGE_ENTRIES, { bundleCli: true });
   if (process.env.VITEST_MODE === 'RUN') built = build;
   return join(await build, 'server', `${name}.js`);
 }

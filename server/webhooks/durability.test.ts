@@ -13,6 +13,8 @@ import { startReceiver } from '../testing/webhookReceiver.js';
 // PostgreSQL store send each attempt once, however their housekeeping ticks fall.
 
 const T0 = '2030-01-01T00:00:00.000Z';
+/** The instances' housekeeping tick (`--housekeeping-tick`), which sends attempts that fell due. */
+const TICK_MS = 200;
 
 async function arrange(admin: string, url: string, clientId: string) {
   expect((await http('POST', `${admin}/apps`, { json: { client_id: clientId } })).status).toBe(201);
@@ -78,6 +80,8 @@ describe.skipIf(!testPgUrl)(
           'silent',
           '--webhook-timeout',
           '2s',
+          '--housekeeping-tick',
+          `${TICK_MS}ms`,
         ]);
         cleanups.push(async () => {
           const gone = new Promise((r) => child.proc.once('exit', r));
@@ -113,8 +117,8 @@ describe.skipIf(!testPgUrl)(
             json: { client_id: 'pg-hooks', advance_ms: advance },
           });
         await rc.waitFor(EVENTS * attempts, 15_000);
-        // Both instances tick every second: three more seconds for a second copy to show up.
-        await new Promise((r) => setTimeout(r, 3000));
+        // Both instances tick every TICK_MS: three more ticks for a second copy to show up.
+        await new Promise((r) => setTimeout(r, 3 * TICK_MS));
         expect(rc.got).toHaveLength(EVENTS * attempts);
         expect([...counts().values()]).toEqual(Array(EVENTS).fill(attempts));
       }
