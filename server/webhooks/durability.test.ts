@@ -97,8 +97,11 @@ describe.skipIf(!testPgUrl)(
       const ep = await arrange(adminA, rc.url, 'pg-hooks');
       const EVENTS = 20;
       // Half the events made through each instance, so both have work of their own to kick.
-      for (let i = 0; i < EVENTS; i++)
-        await http('POST', `${i % 2 ? adminB : adminA}/apps/pg-hooks/webhooks/${ep.id}/test`, { json: {} });
+      await Promise.all(
+        Array.from({ length: EVENTS }, (_, i) =>
+          http('POST', `${i % 2 ? adminB : adminA}/apps/pg-hooks/webhooks/${ep.id}/test`, { json: {} }),
+        ),
+      );
       const counts = () => {
         const m = new Map<string, number>();
         for (const g of rc.got) {
