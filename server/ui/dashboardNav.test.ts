@@ -39,15 +39,42 @@ describe.skipIf(!haveChromium)('dashboard navigation and layout in Chromium', ()
   const bar = () => page.getByRole('navigation', { name: 'Sections' });
   const current = () => bar().locator('a[aria-current="location"]').textContent();
 
+  /** What the swipe and the tap use of a link (the tests compile without the DOM's types). */
+  interface Swipeable {
+    offsetLeft: number;
+    closest(selector: string): { scrollLeft: number; offsetLeft: number };
+    getBoundingClientRect(): { left: number; top: number; width: number; height: number };
+    contains(other: unknown): boolean;
+  }
+
   /** Jump with the bar to `name`: the bar stays at the top, the section's heading lands under it. */
   async function jump(name: string, heading: string) {
     const link = bar().getByRole('link', { name, exact: true });
     // As a person does on a phone: swipe the bar sideways to the link, then tap it. Left to
     // playwright, bringing a link of a sticky bar into view can also move the window under it.
-    await link.evaluate(
-      `(a) => { const list = a.closest('ul'); list.scrollLeft = a.offsetLeft - list.offsetLeft - 16; }`,
-    );
-    await link.click();
+    // (A function, not a string: a string is evaluated as an expression, so it never ran.)
+    await link.evaluate((a) => {
+      const el = a as unknown as Swipeable;
+      const list = el.closest('ul');
+      list.scrollLeft = el.offsetLeft - list.offsetLeft - 16;
+    });
+    // Then tap the link where it now is, once it is what a tap there reaches: link.click() may
+    // first scroll a sticky bar's link "into view", moving the window; the bar then follows
+    // the sections passed on the way, and the tap lands on another link.
+    const spot = () =>
+      link.evaluate((a) => {
+        const el = a as unknown as Swipeable;
+        const r = el.getBoundingClientRect();
+        const x = r.left + r.width / 2;
+        const y = r.top + r.height / 2;
+        const hit = (
+          globalThis as unknown as { document: { elementFromPoint(x: number, y: number): unknown } }
+        ).document.elementFromPoint(x, y);
+        return hit && el.contains(hit) ? { x, y } : null;
+      });
+    await expect.poll(spot).not.toBeNull();
+    const at = (await spot())!;
+    await page.mouse.click(at.x, at.y);
     await poll(current).toBe(name);
     const barBox = (await bar().boundingBox())!;
     expect(barBox.y).toBe(0);
