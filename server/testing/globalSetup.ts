@@ -3,12 +3,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import { fromRoot } from '../core/root.js';
 
 /** Test files that drive Chromium: the shared browser starts only when a run may include one. */
-const BROWSER_TESTS = [
+export const BROWSER_TESTS = [
   'server/ui/dashboard.test.ts',
   'server/ui/dashboardAppView.test.ts',
   'server/ui/dashboardFeedback.test.ts',
+  'server/ui/dashboardNav.test.ts',
   'server/ui/dashboardToken.test.ts',
   'sdk-tests/capacitorChromium.test.ts',
+  'sdk-tests/capacitorNativeChromium.test.ts',
 ];
 
 /** Whether vitest's file filters (positional arguments; none: every file) select a browser test. */
