@@ -2,7 +2,17 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../core/root.js';
-import { BROWSER_TESTS, selectsBrowserTests } from './globalSetup.js';
+import { BROWSER_TESTS, havePostgresBinaries, selectsBrowserTests } from './globalSetup.js';
+
+describe('npm test on a developer machine', () => {
+  // Under `npm test` the global setup has run before this worker started.
+  it.runIf(havePostgresBinaries())(
+    'has a PostgreSQL to run the store tests on where the binaries exist',
+    () => {
+      expect(process.env.PARTNER_SIM_TEST_PG).toMatch(/^postgres:\/\/.+:\d+\//);
+    },
+  );
+});
 
 describe('the shared Chromium of a test run', () => {
   it('is started for every test file that drives Chromium', async () => {
