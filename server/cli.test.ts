@@ -7,7 +7,7 @@ import { banner, fixtureApps, main } from './cli.js';
 import { options, parseConfig, testConfig } from './config.js';
 import { fromRoot } from './core/root.js';
 import { http } from './testing/http.js';
-import { sourceCliEntry } from './testing/sourceBuild.js';
+import { sourceEntry } from './testing/sourceBuild.js';
 import { useTestServers } from './testing/useTestServers.js';
 
 function capture() {
@@ -111,7 +111,7 @@ async function servePiped(entry: string, args: string[]): Promise<string> {
 
 describe('start banner', () => {
   it('in a pipe is one JSON line (urls, state, fixture credentials), the shutdown line too; --log-format decides when given', async () => {
-    const entry = await sourceCliEntry();
+    const entry = await sourceEntry('cli');
     const lines = (await servePiped(entry, [])).trim().split('\n');
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     const first = parsed.find((p) => /listening on/.test(String(p.msg)))!;

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type Acked, client, complete, cutPut, md5, rehost } from './testing/crashWorkload.js';
 import { DEMO_US, http, userToken } from './testing/http.js';
 import { type ServeChild, spawnServe } from './testing/serveChild.js';
-import { sourceCliEntry } from './testing/sourceBuild.js';
+import { sourceEntry } from './testing/sourceBuild.js';
 import { useTestServers } from './testing/useTestServers.js';
 
 /**
@@ -21,7 +21,7 @@ const servers = useTestServers();
 let entry: string;
 
 beforeAll(async () => {
-  entry = await sourceCliEntry();
+  entry = await sourceEntry('cli');
 }, 120_000); // the first transpile of the sources, while other workers run
 
 function launch(dir: string, extra: string[] = []): Promise<ServeChild> {

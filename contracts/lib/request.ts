@@ -79,8 +79,7 @@ async function bytesOnce(t: Target, req: Req, url: string): Promise<Res> {
 async function once(t: Target, req: Req, url: string): Promise<Res> {
   await t.throttle();
   const { spec, id } = specOf(req.op);
-  if (BYTES.has(req.op) && req.json === undefined && req.form === undefined && req.raw === undefined)
-    return bytesOnce(t, req, url);
+  if (BYTES.has(req.op)) return bytesOnce(t, req, url);
   const s = pactum.spec().withMethod(spec.get(id).method.toUpperCase()).withPath(url);
   const createConnection = t.connectionFor(url);
   if (createConnection) s.withCore({ createConnection });

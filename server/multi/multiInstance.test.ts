@@ -9,7 +9,7 @@ import { bearer, exchangeToken, http, userToken } from '../testing/http.js';
 import { freshDatabase, PG_SKIP_REASON, testPgUrl } from '../testing/pgCluster.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from '../testing/roundRobinProxy.js';
 import { type ServeChild, spawnServe } from '../testing/serveChild.js';
-import { sourceCliEntry } from '../testing/sourceBuild.js';
+import { sourceEntry } from '../testing/sourceBuild.js';
 
 // Issue 15: N simulators on one PostgreSQL behave as one. Three real processes of the current
 // sources share a fresh database; the contract suite runs through a round-robin proxy, and the
@@ -70,7 +70,7 @@ describe.skipIf(!testPgUrl)(
   `${INSTANCES} instances on one PostgreSQL${testPgUrl ? '' : ` (skipped: ${PG_SKIP_REASON})`}`,
   () => {
     beforeAll(async () => {
-      entry = await sourceCliEntry();
+      entry = await sourceEntry('cli');
       const db = await freshDatabase();
       dropDatabase = db.drop;
       // Started together on purpose: schema creation and fixture seeding must not race.

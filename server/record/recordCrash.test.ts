@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SimulatorHandle, startSimulator } from '../embed/startSimulator.js';
 import { basicAuth } from '../testing/http.js';
 import { spawnServe } from '../testing/serveChild.js';
-import { sourceCliEntry } from '../testing/sourceBuild.js';
+import { sourceEntry } from '../testing/sourceBuild.js';
 
 /**
  * A recorder killed mid-session (SIGKILL: no handler runs) leaves a HAR file that parses and
@@ -19,7 +19,7 @@ beforeAll(async () => {
   [upstream, dir, entry] = await Promise.all([
     startSimulator(),
     mkdtemp(join(tmpdir(), 'psim-record-crash-')),
-    sourceCliEntry(),
+    sourceEntry('cli'),
   ]);
 }, 120_000);
 

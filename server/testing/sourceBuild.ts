@@ -6,6 +6,9 @@ import { transform } from 'esbuild';
 import { fromRoot } from '../core/root.js';
 import { bundleCli } from '../dev/bundleCli.js';
 
+/** The package's entries (package.json `exports`: the CLI, the API, the doubles) of the current sources. */
+const PACKAGE_ENTRIES = ['cli', 'index', 'doubles/reactNative', 'doubles/capacitor'];
+
 /** Relative imports (static and dynamic) of a module's source: its project dependencies. */
 const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)\.js['"]/g;
 
@@ -26,24 +29,20 @@ async function reachable(entries: string[]): Promise<Map<string, string>> {
  * Entries of the current sources, runnable by plain `node` in a child process: tests that
  * must kill a real simulator process (crash safety) need the code under test, not a `dist/`
  * that may be older. Transpile only (no type check: `npm run typecheck` does that) the files
- * the entries import, into node_modules/.cache/partner-sim-source/<set>-<hash of their
+ * the entries import, into node_modules/.cache/partner-sim-source/package-<hash of their
  * content>, so it runs once per change. Project files are still found: fromRoot() walks up
  * to openapi.yaml. Returns the folder standing for the project root.
  */
-async function sourceBuild(
-  set: string,
-  entries: string[],
-  opts: { bundleCli?: boolean } = {},
-): Promise<string> {
-  const files = await reachable(entries.map((e) => fromRoot('server', `${e}.ts`)));
+async function sourceBuild(): Promise<string> {
+  const files = await reachable(PACKAGE_ENTRIES.map((e) => fromRoot('server', `${e}.ts`)));
   const h = createHash('sha256');
   for (const [f, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) h.update(`${f}\0${text}\0`);
-  if (opts.bundleCli) h.update(await readFile(fromRoot('server', 'dev', 'bundleCli.ts')));
+  h.update(await readFile(fromRoot('server', 'dev', 'bundleCli.ts')));
   const out = fromRoot(
     'node_modules',
     '.cache',
     'partner-sim-source',
-    `${set}-${h.digest('hex').slice(0, 16)}`,
+    `package-${h.digest('hex').slice(0, 16)}`,
   );
   if (existsSync(out)) return out;
   const temp = `${out}.${process.pid}.tmp`;
@@ -65,35 +64,27 @@ async function sourceBuild(
   );
   // As in the package: a child simulator starts from one file, not ~350 modules resolved and
   // linked one by one (dynamically imported modules stay files of their own).
-  if (opts.bundleCli) await bundleCli(join(temp, 'server'));
+  await bundleCli(join(temp, 'server'));
   try {
     await rename(temp, out);
   } catch {
     // Another test file built the same sources first: use theirs.
     await rm(temp, { recursive: true, force: true });
   }
-  // Builds of earlier sources of the same set are never used again.
+  // Builds of earlier sources (and of the former per-entry sets) are never used again.
   for (const old of await readdir(dirname(out))) {
-    if (old !== basename(out) && old.startsWith(`${set}-`) && !old.endsWith('.tmp'))
+    if (old !== basename(out) && !old.endsWith('.tmp'))
       await rm(join(dirname(out), old), { recursive: true, force: true });
   }
   return out;
 }
 
-/** The CLI entry (server/cli.ts) of the current sources, as plain JavaScript bundled as `npm run build` does. */
-export async function sourceCliEntry(): Promise<string> {
-  return sourceEntry('cli');
-}
-
-/** The package's entries (package.json `exports`: the CLI, the API, the doubles) of the current sources. */
-const PACKAGE_ENTRIES = ['cli', 'index', 'doubles/reactNative', 'doubles/capacitor'];
-
-/** One of them as plain JavaScript, e.g. `cli`, `index` or `doubles/capacitor`. */
+/** One of them as plain JavaScript, e.g. `cli` (bundled as `npm run build` does), `index` or `doubles/capacitor`. */
 export async function sourceEntry(name: (typeof PACKAGE_ENTRIES)[number]): Promise<string> {
   // One build for every entry (they share most files), the CLI bundled as the package's is. A
   // `vitest run` looks it up once per worker (the check reads and hashes every reachable
   // source); watch mode looks each time, as sources change between runs.
-  const build = built ?? sourceBuild('package', PACKAGE_ENTRIES, { bundleCli: true });
+  const build = built ?? sourceBuild();
   if (process.env.VITEST_MODE === 'RUN') built = build;
   return join(await build, 'server', `${name}.js`);
 }

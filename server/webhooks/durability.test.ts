@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { http } from '../testing/http.js';
 import { freshDatabase, PG_SKIP_REASON, testPgUrl } from '../testing/pgCluster.js';
 import { type ServeChild, spawnServe } from '../testing/serveChild.js';
-import { sourceCliEntry } from '../testing/sourceBuild.js';
+import { sourceEntry } from '../testing/sourceBuild.js';
 import { startTestServer } from '../testing/testServer.js';
 import { startReceiver } from '../testing/webhookReceiver.js';
 
@@ -62,7 +62,7 @@ describe.skipIf(!testPgUrl)(
   `two instances on PostgreSQL${testPgUrl ? '' : ` (skipped: ${PG_SKIP_REASON})`}`,
   () => {
     it('each attempt of each delivery is sent once', { timeout: 120_000 }, async () => {
-      const entry = await sourceCliEntry();
+      const entry = await sourceEntry('cli');
       const db = await freshDatabase();
       cleanups.push(db.drop);
       const rc = await startReceiver({ status: 500 });
