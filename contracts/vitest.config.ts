@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+/** Compiled: dist/contracts (an installed package, the image), or the tests' build of the sources. */
+const compiled = import.meta.url.endsWith('.js');
+
 // The contract suite's one vitest config: the repository's `npm test` uses it as a project, and
 // `partner-sim contract` points vitest at it explicitly. It is compiled with the scenarios
 // (dist/contracts), so an installed package runs the compiled `.test.js` files next to it and a
@@ -17,8 +20,10 @@ export default defineConfig({
     // Serial files run in a group of their own in `npm test` (whose other projects use more
     // workers): after the unit and partner-flow tests. Alone (`partner-sim contract`) it changes nothing.
     sequence: { groupOrder: 1 },
-    // An installed package lives under node_modules: let vite transform the scenarios anyway.
-    server: { deps: { inline: [/partner-sim/] } },
+    // Compiled, the scenarios are plain JavaScript that Node imports itself: no vite transform
+    // or module runner, and no loader hooks (the suite mocks nothing). A run took ~15% less
+    // CPU (issue 33). The sources (`npm test`'s contracts project) need the runner for types.
+    ...(compiled ? { experimental: { viteModuleRunner: false, nodeLoader: false } } : {}),
     // Scenario tags (lib/suite.ts); `partner-sim contract --live` filters on them.
     tags: [
       { name: 'live-safe', description: 'safe against the live service' },

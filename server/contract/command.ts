@@ -45,6 +45,8 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** 'inherit' for the CLI; tests collect the output instead. */
   onOutput?: (chunk: string) => void;
+  /** A compiled suite's folder (default: the package's dist/contracts); tests pass the current sources'. */
+  suite?: string;
 }
 
 /** One vitest child for one target; resolves with its exit code (1 when the target is unreachable). */
@@ -97,7 +99,7 @@ export async function runContract(argv: string[], opts: RunOptions = {}): Promis
   }
   let planned: Plan;
   try {
-    planned = plan(argv, opts.env ?? process.env);
+    planned = plan(argv, opts.env ?? process.env, opts.suite);
   } catch (e) {
     const err = e as Error & { code?: string };
     if (e instanceof VitestMissingError) {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../store/store.js';
 import { useContractRuns } from '../testing/contractRuns.js';
 import { http } from '../testing/http.js';
+import { sourceSuite } from '../testing/sourceBuild.js';
 import { startTestServer } from '../testing/testServer.js';
 import { runContract } from './command.js';
 
@@ -44,6 +45,7 @@ describe('parallel contract runs against one simulator', () => {
       const dir = await reportsDir();
       let out = '';
       const code = await runContract(['--target', 'url', '--base-url', sim.url, '--reports-dir', dir], {
+        suite: await sourceSuite(),
         env: cleanEnv(),
         onOutput: (s) => {
           out += s;

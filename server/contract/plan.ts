@@ -24,22 +24,22 @@ function vitestCli(): string {
 }
 
 /**
- * Where the suite lives. The compiled CLI (dist/server/contract/*.js, also in an installed
- * package or the Docker image) runs the compiled scenarios in dist/contracts; run from the
- * sources (this repository's tests) it runs contracts/*.test.ts, so a test never checks a stale
- * build. vitest is resolved the way Node resolves this module's imports, so a hoisted install
+ * Where the suite lives: the compiled scenarios in dist/contracts beside the compiled CLI (also
+ * in an installed package or the Docker image), or the folder a caller names (`suite`: tests
+ * pass the current sources compiled the same way, so a test never checks a stale build). Plain
+ * JS is imported as is, nothing written next to it (the image's /app is read-only). vitest is
+ * resolved the way Node resolves this module's imports, so a hoisted install
  * (node_modules/vitest next to node_modules/partner-sim) is found too.
  */
-function suiteFiles(): { vitestCli: string; config: string; reporter: string; loader: string } {
-  const compiled = import.meta.url.endsWith('.js');
-  const dir = compiled ? fromRoot('dist', 'contracts') : fromRoot('contracts');
-  const ext = compiled ? 'js' : 'ts';
+function suiteFiles(suite = fromRoot('dist', 'contracts')): {
+  vitestCli: string;
+  config: string;
+  reporter: string;
+} {
   return {
     vitestCli: vitestCli(),
-    config: join(dir, `vitest.config.${ext}`),
-    reporter: join(dir, 'reporter', `summaryReporter.${ext}`),
-    // Plain JS is imported as is: nothing written next to it (the image's /app is read-only).
-    loader: compiled ? 'native' : 'bundle',
+    config: join(suite, 'vitest.config.js'),
+    reporter: join(suite, 'reporter', 'summaryReporter.js'),
   };
 }
 
@@ -57,6 +57,8 @@ export interface Plan {
   tagsFilter: string | undefined;
   compare: boolean;
   failOnDrift: boolean;
+  /** A compiled suite's folder to run instead of the package's own (tests: the current sources'). */
+  suite: string | undefined;
 }
 
 /** `sim`, `url`, `live`, or a URL (shorthand for `url` with that base URL). */
@@ -66,7 +68,7 @@ function targetEnv(value: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 /** Read the command line and environment into one run (or two with --compare); throws on bad settings. */
-export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv): Plan {
+export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv, suite?: string): Plan {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -128,15 +130,16 @@ export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv): Plan {
     tagsFilter,
     compare: Boolean(values.compare),
     failOnDrift: Boolean(values['fail-on-drift']),
+    suite,
   };
 }
 
 /** The vitest command line of one run. */
 export function vitestArgs(p: Plan, opts: { defaultReporter: boolean }): string[] {
-  const files = suiteFiles();
+  const files = suiteFiles(p.suite);
   const args = [files.vitestCli, 'run', '--root', dirname(files.config), '--config', files.config];
   // No results cache: it would be written under the (possibly read-only) install.
-  args.push('--configLoader', files.loader, '--no-cache');
+  args.push('--configLoader', 'native', '--no-cache');
   if (opts.defaultReporter) args.push('--reporter=default');
   args.push(`--reporter=${files.reporter}`);
   if (p.tagsFilter) args.push(`--tags-filter=${p.tagsFilter}`);

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useContractRuns } from '../testing/contractRuns.js';
+import { sourceSuite } from '../testing/sourceBuild.js';
 import { startTestServer } from '../testing/testServer.js';
 import { runContract } from './command.js';
 
@@ -11,6 +12,7 @@ const { cleanEnv, reportsDir, onCleanup } = useContractRuns();
 async function run(argv: string[]): Promise<{ code: number; out: string }> {
   let out = '';
   const code = await runContract(argv, {
+    suite: await sourceSuite(),
     env: cleanEnv(),
     onOutput: (s) => {
       out += s;

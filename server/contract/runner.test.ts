@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useContractRuns } from '../testing/contractRuns.js';
 import { http } from '../testing/http.js';
+import { sourceSuite } from '../testing/sourceBuild.js';
 import { startTestServer } from '../testing/testServer.js';
 import { runContract } from './command.js';
 
@@ -34,6 +35,7 @@ describe('partner-sim contract (runner)', () => {
   it('fails fast on live without credentials, naming every missing setting, and starts nothing', async () => {
     let out = '';
     const code = await runContract(['--live'], {
+      suite: await sourceSuite(),
       env: cleanEnv({}),
       onOutput: (s) => {
         out += s;
@@ -77,6 +79,7 @@ describe('partner-sim contract (runner)', () => {
       const dir = await reportsDir();
       let out = '';
       const code = await runContract(['--live', '--reports-dir', dir], {
+        suite: await sourceSuite(),
         env: cleanEnv({
           CONTRACT_BASE_URL: sim.url,
           PARTNER_CLIENT_ID: fake.client_id,
@@ -130,8 +133,9 @@ describe('partner-sim contract (runner)', () => {
       const dir = await reportsDir();
       let out = '';
       const code = await runContract(
-        ['--target', 'url', '--base-url', sim.url, '--reports-dir', dir, 'contracts/tokens.test.ts'],
+        ['--target', 'url', '--base-url', sim.url, '--reports-dir', dir, 'tokens.test'],
         {
+          suite: await sourceSuite(),
           env: cleanEnv({}),
           onOutput: (s) => {
             out += s;

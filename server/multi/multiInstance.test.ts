@@ -9,7 +9,7 @@ import { bearer, exchangeToken, http, userToken } from '../testing/http.js';
 import { freshDatabase, PG_SKIP_REASON, testPgUrl } from '../testing/pgCluster.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from '../testing/roundRobinProxy.js';
 import { type ServeChild, spawnServe } from '../testing/serveChild.js';
-import { sourceEntry } from '../testing/sourceBuild.js';
+import { sourceEntry, sourceSuite } from '../testing/sourceBuild.js';
 
 // Issue 15: N simulators on one PostgreSQL behave as one. Three real processes of the current
 // sources share a fresh database; the contract suite runs through a round-robin proxy, and the
@@ -96,6 +96,7 @@ describe.skipIf(!testPgUrl)(
       let out = '';
       const before = [...proxy.counts];
       const code = await runContract(['--target', 'url', '--base-url', proxy.url, '--reports-dir', dir], {
+        suite: await sourceSuite(),
         env: cleanEnv(),
         onOutput: (s) => {
           out += s;

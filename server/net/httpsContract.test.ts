@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Config } from '../config.js';
 import { runContract } from '../contract/command.js';
 import { useContractRuns } from '../testing/contractRuns.js';
+import { sourceSuite } from '../testing/sourceBuild.js';
 import { startTestServer, tempDataDir } from '../testing/testServer.js';
 
 // The whole contract suite, `--target url`, against an HTTPS instance and one with an
@@ -39,6 +40,7 @@ describe('contract suite against HTTPS and storage-host instances', () => {
       const dir = await reportsDir();
       let out = '';
       const code = await runContract(['--target', 'url', '--base-url', base, '--reports-dir', dir], {
+        suite: await sourceSuite(),
         env: cleanEnv(),
         onOutput: (s) => {
           out += s;

@@ -9,6 +9,14 @@ import { bundleCli } from '../dev/bundleCli.js';
 /** The package's entries (package.json `exports`: the CLI, the API, the doubles) of the current sources. */
 const PACKAGE_ENTRIES = ['cli', 'index', 'doubles/reactNative', 'doubles/capacitor'];
 
+/** The contract suite as the package ships it (dist/contracts): its config, reporter and scenario files. */
+async function suiteEntries(): Promise<string[]> {
+  const scenarios = (await readdir(fromRoot('contracts'))).filter((f) => f.endsWith('.test.ts'));
+  return ['vitest.config.ts', 'reporter/summaryReporter.ts', ...scenarios].map((f) =>
+    fromRoot('contracts', f),
+  );
+}
+
 /** Relative imports (static and dynamic) of a module's source: its project dependencies. */
 const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)\.js['"]/g;
 
@@ -34,7 +42,10 @@ async function reachable(entries: string[]): Promise<Map<string, string>> {
  * to openapi.yaml. Returns the folder standing for the project root.
  */
 async function sourceBuild(): Promise<string> {
-  const files = await reachable(PACKAGE_ENTRIES.map((e) => fromRoot('server', `${e}.ts`)));
+  const files = await reachable([
+    ...PACKAGE_ENTRIES.map((e) => fromRoot('server', `${e}.ts`)),
+    ...(await suiteEntries()),
+  ]);
   const h = createHash('sha256');
   for (const [f, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) h.update(`${f}\0${text}\0`);
   h.update(await readFile(fromRoot('server', 'dev', 'bundleCli.ts')));
@@ -81,11 +92,23 @@ async function sourceBuild(): Promise<string> {
 
 /** One of them as plain JavaScript, e.g. `cli` (bundled as `npm run build` does), `index` or `doubles/capacitor`. */
 export async function sourceEntry(name: (typeof PACKAGE_ENTRIES)[number]): Promise<string> {
+  return join(await currentBuild(), 'server', `${name}.js`);
+}
+
+/**
+ * The contract suite compiled as the package's dist/contracts is, for `runContract`'s `suite`:
+ * tests run what an installed package runs, on the current sources.
+ */
+export async function sourceSuite(): Promise<string> {
+  return join(await currentBuild(), 'contracts');
+}
+
+function currentBuild(): Promise<string> {
   // One build for every entry (they share most files), the CLI bundled as the package's is. A
   // `vitest run` looks it up once per worker (the check reads and hashes every reachable
   // source); watch mode looks each time, as sources change between runs.
   const build = built ?? sourceBuild();
   if (process.env.VITEST_MODE === 'RUN') built = build;
-  return join(await build, 'server', `${name}.js`);
+  return build;
 }
 let built: Promise<string> | undefined;
