@@ -64,4 +64,19 @@ describe('the local CA', () => {
     const days = (Date.parse(leaf.validTo) - Date.parse(leaf.validFrom)) / 86_400_000;
     expect(days).toBeLessThanOrEqual(398);
   });
+
+  it('issues every leaf of a process with one key, made once, each certificate its own', async () => {
+    const [a, b] = await Promise.all([tmp(), tmp()]);
+    const caA = await loadOrCreateCa(join(a, 'ca'));
+    const caB = await loadOrCreateCa(join(b, 'ca'));
+    const one = issueLeaf(caA, ['localhost']);
+    const two = issueLeaf(caB, ['127.0.0.1']);
+    expect(two.keyPem).toBe(one.keyPem);
+    expect(caB.keyPem).not.toBe(caA.keyPem);
+    const [x, y] = [new X509Certificate(one.certPem), new X509Certificate(two.certPem)];
+    expect(y.serialNumber).not.toBe(x.serialNumber);
+    expect(x.verify(new X509Certificate(caA.certPem).publicKey)).toBe(true);
+    expect(y.verify(new X509Certificate(caB.certPem).publicKey)).toBe(true);
+    expect(y.verify(new X509Certificate(caA.certPem).publicKey)).toBe(false);
+  });
 });

@@ -61,12 +61,21 @@ export function createCa(commonName: string, nowMs = Date.now()): KeyPair {
 }
 
 /**
+ * The key of every leaf this process issues: made on the first, in memory only. A process
+ * starting several listeners (an embedding app, a test file) pays one RSA keygen for them,
+ * not one each (~0.3 s of CPU that blocks the event loop; issue 33). Each certificate is still
+ * its own (serial, names, validity).
+ */
+let leafKey: ReturnType<typeof rsaKey> | undefined;
+
+/**
  * A server certificate for `names` (DNS names and IP addresses), signed by the CA. 397 days
  * at most: Apple platforms refuse longer-lived server certificates even from a trusted root.
  */
 export function issueLeaf(ca: KeyPair, names: readonly string[], nowMs = Date.now()): KeyPair {
   const caCert = forge.pki.certificateFromPem(ca.certPem);
-  const key = rsaKey();
+  leafKey ??= rsaKey();
+  const key = leafKey;
   const cert = skeleton(key.publicPem, nowMs, 397);
   cert.setSubject([{ name: 'commonName', value: names[0] ?? 'localhost' }]);
   cert.setIssuer(caCert.subject.attributes);
