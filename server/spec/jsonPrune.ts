@@ -1,0 +1,56 @@
+import { MAX_BODY_DEPTH } from './jsonLimits.js';
+import { wellFormedEnd } from './jsonWellFormed.js';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Index after the string whose opening quote is at `i` (the text's end when unterminated). */
+function skipString(text: string, i: number): number {
+  for (let q = text.indexOf('"', i + 1); q >= 0; q = text.indexOf('"', q + 1)) {
+    let slashes = 0;
+    while (text.charCodeAt(q - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return q + 1;
+  }
+  return text.length;
+}
+
+/**
+ * The JSON text with every array or object nested `max` deep or deeper (the top-level value
+ * is at depth 0) emptied in place (`[]`, `{}`), or undefined when none is (the text is parsed
+ * as it is) or when an emptied part is not JSON that JSON.parse reads (so parsing the whole
+ * text reports its error as always).
+ *
+ * Parsing a body nested 100,000 deep costs about 70 ms, only for `jsonLimitIssues` to refuse
+ * it as `too_deep` at depth `max`; it never looks inside what it refuses, and emptying keeps
+ * every key, duplicate and `1e400` before, beside and after, so its issues stay the same.
+ * One pass over the text: strings skipped by their quotes, brackets counted outside them.
+ */
+export function prunedTooDeep(text: string, max = MAX_BODY_DEPTH): string | undefined {
+  let parts: string[] | undefined;
+  let kept = 0;
+  let depth = 0;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = skipString(text, i);
+    } else if (c === 0x7b || c === 0x5b) {
+      if (depth < max) {
+        depth++;
+        i++;
+        continue;
+      }
+      const end = wellFormedEnd(text, i);
+      if (end < 0) return undefined;
+      parts ??= [];
+      parts.push(text.slice(kept, i), c === 0x7b ? '{}' : '[]');
+      kept = end;
+      i = end;
+    } else {
+      if (c === 0x7d || c === 0x5d) depth--;
+      i++;
+    }
+  }
+  if (!parts) return undefined;
+  parts.push(text.slice(kept));
+  return parts.join('');
+}
