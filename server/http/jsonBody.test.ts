@@ -1,10 +1,10 @@
-import { Readable } from 'node:stream';
 import express, { type RequestHandler } from 'express';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { summarizeBody } from '../control/entryBounds.js';
 import { jsonLimitIssues, MAX_BODY_DEPTH } from '../spec/jsonLimits.js';
 import { prunedTooDeep } from '../spec/jsonPrune.js';
+import { parsedBody } from '../testing/parsedBody.js';
 import { jsonBody } from './jsonBody.js';
 import { jsonDecodeIssue } from './jsonSyntax.js';
 
@@ -69,26 +69,17 @@ interface Outcome {
   value?: unknown;
 }
 
-function run(parser: RequestHandler, body: string): Promise<Outcome> {
-  const req = Readable.from([Buffer.from(body)]) as unknown as Parameters<RequestHandler>[0];
-  req.headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
-  return new Promise((resolve) => {
-    parser(req, {} as never, (e?: unknown) => {
-      if (e) {
-        const err = e as { status: number; type: string; message: string; body: unknown };
-        const { status, type, message } = err;
-        resolve({ error: { status, type, message, body: err.body, issue: jsonDecodeIssue(err) } });
-        return;
-      }
-      const issues = jsonLimitIssues(req.body, 'body');
-      const summary = summarizeBody(req.body, req.headers);
-      if (issues.length > 0) resolve({ value: { issues, summary } });
-      else {
-        const plain = Object.getPrototypeOf(req.body) === Object.prototype;
-        resolve({ value: { issues, summary, plain, json: JSON.stringify(req.body) } });
-      }
-    });
-  });
+async function run(parser: RequestHandler, body: string): Promise<Outcome> {
+  const { error, body: value, headers } = await parsedBody(parser, body);
+  if (error) {
+    const { status, type, message } = error;
+    return { error: { status, type, message, body: error.body, issue: jsonDecodeIssue(error) } };
+  }
+  const issues = jsonLimitIssues(value, 'body');
+  const summary = summarizeBody(value, headers);
+  if (issues.length > 0) return { value: { issues, summary } };
+  const plain = Object.getPrototypeOf(value) === Object.prototype;
+  return { value: { issues, summary, plain, json: JSON.stringify(value) } };
 }
 
 const old = express.json({ limit: '1mb' });

@@ -14,6 +14,15 @@ function skipString(text: string, i: number): number {
   return text.length;
 }
 
+/** Whether the text holds at most `n` opening brackets (found by indexOf, far faster than a scan). */
+function fewOpenings(text: string, n: number): boolean {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let i = text.indexOf(bracket); i >= 0; i = text.indexOf(bracket, i + 1)) if (++count > n) return false;
+  }
+  return true;
+}
+
 /**
  * The JSON text with every array or object nested `max` deep or deeper (the top-level value
  * is at depth 0) emptied in place (`[]`, `{}`), or undefined when none is (the text is parsed
@@ -26,6 +35,7 @@ function skipString(text: string, i: number): number {
  * One pass over the text: strings skipped by their quotes, brackets counted outside them.
  */
 export function prunedTooDeep(text: string, max = MAX_BODY_DEPTH): string | undefined {
+  if (fewOpenings(text, max)) return undefined;
   let parts: string[] | undefined;
   let kept = 0;
   let depth = 0;
