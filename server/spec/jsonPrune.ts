@@ -4,16 +4,6 @@ import { wellFormedEnd } from './jsonWellFormed.js';
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/** Index after the string whose opening quote is at `i` (the text's end when unterminated). */
-function skipString(text: string, i: number): number {
-  for (let q = text.indexOf('"', i + 1); q >= 0; q = text.indexOf('"', q + 1)) {
-    let slashes = 0;
-    while (text.charCodeAt(q - 1 - slashes) === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return q + 1;
-  }
-  return text.length;
-}
-
 /** Whether the text holds at most `n` opening brackets (found by indexOf, far faster than a scan). */
 function fewOpenings(text: string, n: number): boolean {
   let count = 0;
@@ -39,26 +29,24 @@ export function prunedTooDeep(text: string, max = MAX_BODY_DEPTH): string | unde
   let parts: string[] | undefined;
   let kept = 0;
   let depth = 0;
-  for (let i = 0; i < text.length; ) {
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      i = skipString(text, i);
-    } else if (c === 0x7b || c === 0x5b) {
-      if (depth < max) {
-        depth++;
-        i++;
-        continue;
+    if (inString) {
+      if (c === QUOTE) inString = false;
+      else if (c === BACKSLASH) i++;
+    } else if (c === QUOTE) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (depth < max) depth++;
+      else {
+        const end = wellFormedEnd(text, i);
+        if (end < 0) return undefined;
+        parts ??= [];
+        parts.push(text.slice(kept, i), c === 0x7b ? '{}' : '[]');
+        kept = end;
+        i = end - 1;
       }
-      const end = wellFormedEnd(text, i);
-      if (end < 0) return undefined;
-      parts ??= [];
-      parts.push(text.slice(kept, i), c === 0x7b ? '{}' : '[]');
-      kept = end;
-      i = end;
-    } else {
-      if (c === 0x7d || c === 0x5d) depth--;
-      i++;
-    }
+    } else if (c === 0x7d || c === 0x5d) depth--;
   }
   if (!parts) return undefined;
   parts.push(text.slice(kept));
