@@ -2,8 +2,8 @@ import { Agent, request } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { jsonBody } from '../server/http/jsonBody.js';
 import { MAX_BODY_DEPTH } from '../server/spec/jsonLimits.js';
-import { parsedBody } from '../server/testing/parsedBody.js';
 import { hugeJsonBodies, manyKeyBody } from '../server/testing/hostileBodies.js';
+import { parsedBody } from '../server/testing/parsedBody.js';
 import { type Benchmark, cpuUs, DEMO_BASIC, fmt, spawnBareExpress, spawnSimulator } from './lib.js';
 
 /** CPU µs of this process per parse of `body` by `parser`, over `n` parses. */
@@ -56,7 +56,9 @@ export const deepBodiesBenchmark: Benchmark = {
       ['85,000 keys (1 MB), within the limit', manyKeyBody(), 20],
     ];
     const [old, now] = [express.json({ limit: '1mb' }), jsonBody({ limit: '1mb' })];
-    const lines = [`in process, CPU per parse, express.json (full parse) vs jsonBody (depth limit ${MAX_BODY_DEPTH}):`];
+    const lines = [
+      `in process, CPU per parse, express.json (full parse) vs jsonBody (depth limit ${MAX_BODY_DEPTH}):`,
+    ];
     const ratios: number[] = [];
     for (const [name, body, runs] of cases) {
       const n = quick ? Math.ceil(runs / 4) : runs;

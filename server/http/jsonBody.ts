@@ -3,7 +3,14 @@ import type { RequestHandler } from 'express';
 import { prunedTooDeep } from '../spec/jsonPrune.js';
 
 type Parse = (body: string) => unknown;
-type Read = (req: unknown, res: unknown, next: unknown, parse: Parse, debug: unknown, options: object) => void;
+type Read = (
+  req: unknown,
+  res: unknown,
+  next: unknown,
+  parse: Parse,
+  debug: unknown,
+  options: object,
+) => void;
 interface Internals {
   read: Read;
   normalizeOptions: (options: object, defaultType: string) => object;
@@ -22,7 +29,7 @@ function bodyParserInternals(): Internals {
   return internals;
 }
 
-const FIRST_NON_WHITESPACE = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d]|$)/;
+const FIRST_NON_WHITESPACE = /^[ \t\n\r]*([^ \t\n\r]|$)/;
 
 /**
  * body-parser's strict refusal of a body whose first character is neither `{` nor `[`: the

@@ -8,7 +8,8 @@ const BACKSLASH = 0x5c;
 function fewOpenings(text: string, n: number): boolean {
   let count = 0;
   for (const bracket of ['{', '[']) {
-    for (let i = text.indexOf(bracket); i >= 0; i = text.indexOf(bracket, i + 1)) if (++count > n) return false;
+    for (let i = text.indexOf(bracket); i >= 0; i = text.indexOf(bracket, i + 1))
+      if (++count > n) return false;
   }
   return true;
 }

@@ -1,4 +1,4 @@
-const enum Next {
+enum Next {
   Value,
   ValueOrClose,
   Key,

@@ -17,7 +17,9 @@ export function parsedBody(parser: RequestHandler, body: string): Promise<Parsed
   req.headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
   return new Promise((resolve) => {
     parser(req, {} as never, (e?: unknown) =>
-      resolve(e ? { error: e as Parsed['error'], headers: req.headers } : { body: req.body, headers: req.headers }),
+      resolve(
+        e ? { error: e as Parsed['error'], headers: req.headers } : { body: req.body, headers: req.headers },
+      ),
     );
   });
 }
