@@ -1,4 +1,5 @@
 import { anchorsBenchmark } from './anchors.js';
+import { deepBodiesBenchmark } from './deepBodies.js';
 import { faultMatchingBenchmark } from './faultMatching.js';
 import { globalFaultsBenchmark } from './globalFaults.js';
 import { httpsOverheadBenchmark } from './httpsOverhead.js';
@@ -26,6 +27,7 @@ export const benchmarks: Benchmark[] = [
   startupStoredBenchmark,
   requestOverheadBenchmark,
   requestLogLineBenchmark,
+  deepBodiesBenchmark,
   httpsOverheadBenchmark,
   storeWritesBenchmark,
   uploadMemoryBenchmark,

@@ -10,6 +10,7 @@ import type { Region } from './domain/apps.js';
 import { adminGuard } from './http/adminGuard.js';
 import { ADMIN_PREFIX, API_PREFIXES, DEVICE_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
 import { errorHandler } from './http/errorHandler.js';
+import { jsonBody } from './http/jsonBody.js';
 import { mountOperations, publicUrlOf } from './http/mountOperations.js';
 import { nearestPath } from './http/nearestPath.js';
 import { operationHooks, requestFront } from './http/pipeline.js';
@@ -94,7 +95,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(transcriptionSlashRedirects(config.publicUrl));
   const apiOperations = mountOperations(api, apiSpec(), apiHandlers, {
     services,
-    bodyParsers: [express.json({ limit: '1mb' }), express.urlencoded({ extended: false, limit: '1mb' })],
+    bodyParsers: [jsonBody({ limit: '1mb' }), express.urlencoded({ extended: false, limit: '1mb' })],
     include: (op) => !op.storage,
     afterAuth: hooks.api,
   });
@@ -120,7 +121,7 @@ export function createApp(deps: AppDeps): express.Express {
     services,
     include: () => true,
     authenticate: false,
-    bodyParsers: [express.json({ limit: '1mb' })],
+    bodyParsers: [jsonBody({ limit: '1mb' })],
   });
   admin.use(notFound);
   app.use(ADMIN_PREFIX, surface('admin'), admin);
@@ -132,7 +133,7 @@ export function createApp(deps: AppDeps): express.Express {
   mountOperations(device, deviceSpec(), deviceHandlers, {
     services,
     include: () => true,
-    bodyParsers: [express.json({ limit: '64kb' })],
+    bodyParsers: [jsonBody({ limit: '64kb' })],
   });
   device.use(notFound);
   for (const [prefix, region] of DEVICE_PREFIXES) app.use(prefix, surface('device', region), device);
