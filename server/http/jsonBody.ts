@@ -18,7 +18,9 @@ interface Internals {
 
 /**
  * body-parser's own reading (type, charset, inflation, size limit, its errors), exported by
- * its package as `lib/*`. Only the parse step is this module's.
+ * its package as `lib/*`. Only the parse step is this module's. These are not its documented
+ * API, so package.json takes patch releases only (~2.4.0); jsonBody.test.ts holds the answers
+ * to express.json's.
  */
 let internals: Internals | undefined;
 function bodyParserInternals(): Internals {
