@@ -15,7 +15,29 @@ import { fromRoot } from '../core/root.js';
  * music-metadata. So do packages loaded with `require` at run time (ajv when a validator must
  * be compiled, pino-pretty on a terminal). The rest of dist/ is untouched: the programmatic
  * API (dist/server/index.js) and the lazily loaded commands use the per-module files.
+ *
+ * Node reads, decodes and parses the whole file at every start, used or not, so what is
+ * rarely run stays out of it (issue 33): iconv-lite (a third of the bundle: code pages and
+ * CJK tables that a UTF-8 body never needs) is loaded from the installed package, and the
+ * file is written without whitespace or comments (names kept, so stacks still read).
  */
+
+/**
+ * iconv-lite as body-parser itself finds it (express → body-parser → iconv-lite), not by
+ * its name from dist/: the package does not depend on it directly, and another version may
+ * sit higher in a partner's node_modules.
+ */
+const INSTALLED_ICONV = `const { createRequire } = require('node:module');
+const bodyParser = createRequire(require.resolve('express')).resolve('body-parser');
+module.exports = createRequire(bodyParser)('iconv-lite');`;
+
+const iconvFromInstall: Plugin = {
+  name: 'iconv-from-install',
+  setup(b) {
+    b.onResolve({ filter: /^iconv-lite$/ }, () => ({ path: 'iconv-lite', namespace: 'installed' }));
+    b.onLoad({ filter: /.*/, namespace: 'installed' }, () => ({ contents: INSTALLED_ICONV, loader: 'js' }));
+  },
+};
 
 /** Dynamic imports stay imports: of a package by name, of a project module by its path from the bundle. */
 const keepDynamicImports = (serverDir: string): Plugin => ({
@@ -44,11 +66,12 @@ export async function bundleCli(serverDir: string): Promise<void> {
     format: 'esm',
     target: 'node20',
     logLevel: 'warning',
+    minifyWhitespace: true,
     // CommonJS packages inside an ES module bundle call `require` for Node's built-ins.
     banner: {
       js: "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);",
     },
-    plugins: [keepDynamicImports(serverDir)],
+    plugins: [iconvFromInstall, keepDynamicImports(serverDir)],
   });
 }
 

@@ -49,6 +49,7 @@ async function sourceBuild(): Promise<string> {
   const h = createHash('sha256');
   for (const [f, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) h.update(`${f}\0${text}\0`);
   h.update(await readFile(fromRoot('server', 'dev', 'bundleCli.ts')));
+  h.update(await readFile(fromRoot('server', 'testing', 'sourceBuild.ts')));
   const out = fromRoot(
     'node_modules',
     '.cache',
@@ -76,6 +77,10 @@ async function sourceBuild(): Promise<string> {
   // As in the package: a child simulator starts from one file, not ~350 modules resolved and
   // linked one by one (dynamically imported modules stay files of their own).
   await bundleCli(join(temp, 'server'));
+  // As in the package, too: ES modules by their package's "type". Under node_modules/ the
+  // project's package.json does not count, and without this Node first read and compiled the
+  // bundle as CommonJS, then again as a module, at every child's start.
+  await writeFile(join(temp, 'package.json'), '{ "type": "module" }\n');
   try {
     await rename(temp, out);
   } catch {

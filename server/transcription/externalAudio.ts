@@ -2,7 +2,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import http from 'node:http';
-import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -13,6 +12,7 @@ import {
   guardedLookup,
   isPrivateAddress,
 } from '../core/addressGuard.js';
+import { lazyHttps } from '../core/lazyHttps.js';
 
 /**
  * Fetching a `file_url` outside the simulator's storage (`--fetch-external-audio`, off by
@@ -63,7 +63,7 @@ function getOnce(url: URL, opts: Required<FetchOptions>, dest: string, deadline:
   return new Promise<{ location?: string; md5?: string; size?: number }>((resolve, reject) => {
     const refused = checkHost(url.hostname, fetchCheck(opts.allowPrivate));
     if (refused !== undefined) return reject(new FetchError(refused));
-    const mod = url.protocol === 'https:' ? https : http;
+    const mod = url.protocol === 'https:' ? lazyHttps() : http;
     const req = mod.get(
       url,
       { lookup: guardedLookup(fetchCheck(opts.allowPrivate)), signal: deadline },

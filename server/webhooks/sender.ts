@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { lazyHttps } from '../core/lazyHttps.js';
 
 /** At most this much of an answer is read; the rest is cut off with the connection. */
 const MAX_READ_BYTES = 64 * 1024;
@@ -50,7 +50,7 @@ export function postOnce(
     };
     const payload = Buffer.from(body, 'utf8');
     const target = new URL(url);
-    const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
+    const req = (target.protocol === 'https:' ? lazyHttps().request : httpRequest)(target, {
       method: 'POST',
       agent: false,
       ...(lookup ? { lookup } : {}),
