@@ -130,7 +130,11 @@ describe.skipIf(!haveChromium)('an unchanged Capacitor page over the native-side
       }),
     );
     await page.goto(url);
-    await page.waitForFunction(() => (globalThis as unknown as PageApp).app?.ready);
+    // Every 50 ms, not at each animation frame (playwright's default), which keeps Chromium
+    // drawing frames of an unchanged page while the app starts.
+    await page.waitForFunction(() => (globalThis as unknown as PageApp).app?.ready, undefined, {
+      polling: 50,
+    });
     expect(
       await page.evaluate(() => {
         const a = (globalThis as unknown as { app: Record<string, unknown> }).app;
