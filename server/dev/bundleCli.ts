@@ -23,13 +23,12 @@ import { fromRoot } from '../core/root.js';
  */
 
 /**
- * iconv-lite as body-parser itself finds it (express → body-parser → iconv-lite), not by
- * its name from dist/: the package does not depend on it directly, and another version may
- * sit higher in a partner's node_modules.
+ * iconv-lite as body-parser (a dependency of the package) itself finds it, not by its name
+ * from dist/: the package does not depend on it directly, and another version may sit higher
+ * in a partner's node_modules.
  */
 const INSTALLED_ICONV = `const { createRequire } = require('node:module');
-const bodyParser = createRequire(require.resolve('express')).resolve('body-parser');
-module.exports = createRequire(bodyParser)('iconv-lite');`;
+module.exports = createRequire(require.resolve('body-parser'))('iconv-lite');`;
 
 const iconvFromInstall: Plugin = {
   name: 'iconv-from-install',

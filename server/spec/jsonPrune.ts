@@ -1,8 +1,5 @@
 import { MAX_BODY_DEPTH } from './jsonLimits.js';
-import { wellFormedEnd } from './jsonWellFormed.js';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+import { BACKSLASH, QUOTE, wellFormedEnd } from './jsonWellFormed.js';
 
 /** Whether the text holds at most `n` opening brackets (found by indexOf, far faster than a scan). */
 function fewOpenings(text: string, n: number): boolean {

@@ -7,8 +7,8 @@ enum Next {
   AfterValue,
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const ESCAPED = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
 const HEX = /^[0-9a-fA-F]{4}$/;
