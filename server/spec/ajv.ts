@@ -16,9 +16,11 @@ function codeOfFormats() {
 
 /**
  * An ajv for OpenAPI 3.1 schemas: 2020-12, OAS formats known, unknown keywords ignored.
- * `standalone`: keep each function's source, for the build to write them out.
+ * `standalone`: keep each function's source, for the build to write them out; 'shared-refs'
+ * also compiles each referenced component once instead of inlining it at every use (the
+ * build's response validators: 2.4 MB of code inlined, 0.8 MB shared; same answers).
  */
-export function createAjv(coerce: boolean, standalone = false): Ajv2020 {
+export function createAjv(coerce: boolean, standalone: boolean | 'shared-refs' = false): Ajv2020 {
   const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
   const formats = require('ajv-formats') as { default: (ajv: Ajv2020) => void };
   const ajv = new Ajv({
@@ -34,6 +36,7 @@ export function createAjv(coerce: boolean, standalone = false): Ajv2020 {
     // openapi.test.ts validates as OpenAPI 3.1, so the check would only ever repeat it.
     validateSchema: false,
     ...(standalone ? { code: { source: true, formats: codeOfFormats() } } : {}),
+    ...(standalone === 'shared-refs' ? { inlineRefs: false } : {}),
   });
   formats.default(ajv);
   for (const f of OAS_FORMATS) ajv.addFormat(f, true);

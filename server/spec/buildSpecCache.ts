@@ -5,6 +5,7 @@ import { fromRoot } from '../core/root.js';
 import { SIDECAR_SUFFIX, TRANSCRIPT } from '../transcription/transcriptSidecars.js';
 import { type FixtureFile, fixtureSchema, VOUCHED_PATH, vouchKey } from './fixtures.js';
 import { adminSpec, apiSpec, sha256, specCachePath } from './openapi.js';
+import { standaloneModule } from './standaloneValidators.js';
 import { prebuiltPath, validatorsFor } from './validators.js';
 
 /**
@@ -13,7 +14,8 @@ import { prebuiltPath, validatorsFor } from './validators.js';
  * Then check the packaged fixtures against the admin document and list the valid texts'
  * hashes, so start-up need not compile their schemas again (spec/fixtures.ts). Last, compile
  * every operation's request validators into a module, so a started simulator need not load
- * ajv to check its first requests (spec/validators.ts, prebuilt()).
+ * ajv to check its first requests, and the response validators into another, so a contract
+ * run need not load ajv or compile its checks (spec/validators.ts, prebuilt()).
  */
 for (const file of [
   fromRoot('openapi.yaml'),
@@ -42,4 +44,5 @@ writeFileSync(
 );
 
 for (const spec of [apiSpec(), adminSpec()])
-  writeFileSync(prebuiltPath(spec), validatorsFor(spec).standaloneModule());
+  for (const part of ['requests', 'responses'] as const)
+    writeFileSync(prebuiltPath(spec, part), standaloneModule(validatorsFor(spec), part));

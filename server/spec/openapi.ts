@@ -93,11 +93,16 @@ export class SpecIndex {
     return cur as T;
   }
 
-  /** The response object for a status: exact code, then `4XX`-style range, then `default`. */
-  response(op: OperationInfo, status: number): ResponseObject | undefined {
+  /** Which declared response answers a status: exact code, then `4XX`-style range, then `default`. */
+  responseKey(op: OperationInfo, status: number): string | undefined {
     const rs = op.operation.responses ?? {};
-    const r = rs[String(status)] ?? rs[`${String(status)[0]}XX`] ?? rs.default;
-    return r ? this.deref<ResponseObject>(r) : undefined;
+    return [String(status), `${String(status)[0]}XX`, 'default'].find((k) => rs[k] !== undefined);
+  }
+
+  /** The response object for a status (see responseKey). */
+  response(op: OperationInfo, status: number): ResponseObject | undefined {
+    const key = this.responseKey(op, status);
+    return key === undefined ? undefined : this.deref<ResponseObject>(op.operation.responses![key]);
   }
 }
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { adminSpec, apiSpec } from './openapi.js';
 import { prebuiltPath, SpecValidators, validatorsFor } from './validators.js';
@@ -29,6 +30,41 @@ describe('request validators compiled by the build', () => {
             expect(built, op.id).toEqual(fresh.validateRequest(op, structuredClone(sample)));
           }
         }
+      },
+    );
+  }
+});
+
+/** Bodies each declared JSON response gets in both checks: wrong shapes and wrong types. */
+const bodies = [{}, [], null, 'x', { code: 'x', message: 5, data: { file_id: 1 }, items: [{ sn: 3 }] }];
+
+describe('response validators compiled by the build', () => {
+  for (const spec of [apiSpec(), adminSpec()]) {
+    // A build wrote the request validators: it must have written these too.
+    it.skipIf(!existsSync(prebuiltPath(spec)))(
+      `hold every JSON response of ${spec.name} and answer as compiled ones`,
+      () => {
+        const built = createRequire(import.meta.url)(prebuiltPath(spec, 'responses')) as {
+          validators: Record<string, unknown>;
+        };
+        const fresh = new SpecValidators(spec, false);
+        let checked = 0;
+        let refused = 0;
+        for (const op of spec.operations.values()) {
+          for (const { key } of fresh.responseSchemas(op)) {
+            expect(typeof built.validators[key], key).toBe('function');
+            const [, declared, media] = key.split(' ') as [string, string, string];
+            const status = Number(declared.replace('XX', '00').replace('default', '599'));
+            for (const body of bodies) {
+              const answer = validatorsFor(spec).validateResponse(op, status, media, body);
+              expect(answer, key).toEqual(fresh.validateResponse(op, status, media, body));
+              if (answer.length > 0) refused++;
+              checked++;
+            }
+          }
+        }
+        expect(checked).toBeGreaterThan(50);
+        expect(refused).toBeGreaterThan(checked / 2);
       },
     );
   }

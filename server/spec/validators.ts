@@ -1,11 +1,12 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { ValidationIssue } from '../core/errors.js';
-import { createAjv, sharedAjv } from './ajv.js';
+import { sharedAjv } from './ajv.js';
 import { toIssues } from './issues.js';
 import {
   type OperationInfo,
   type Parameter,
+  type ResponseObject,
   type SchemaObject,
   type SpecIndex,
   sha256,
@@ -17,9 +18,15 @@ import { formatErrors } from './responseErrors.js';
 // The build's compiled validators, and ajv's standalone writer, are CommonJS.
 const require = createRequire(import.meta.url);
 
-/** Where the build writes a document's compiled request validators. */
-export const prebuiltPath = (spec: SpecIndex): string =>
-  specCachePath(`${spec.name}.validators`).replace(/\.json$/, '.cjs');
+/** What the build compiles ahead: request validators (loaded at start), response ones (at first check). */
+export type PrebuiltPart = 'requests' | 'responses';
+
+/** Where the build writes a document's compiled validators of one part. */
+export const prebuiltPath = (spec: SpecIndex, part: PrebuiltPart = 'requests'): string =>
+  specCachePath(`${spec.name}.${part === 'requests' ? 'validators' : 'responses'}`).replace(
+    /\.json$/,
+    '.cjs',
+  );
 
 /**
  * Validators compiled from one OpenAPI document, shared by the server (requests, and in tests
@@ -34,8 +41,9 @@ export class SpecValidators {
   private readonly requests = new Map<string, RequestValidators>();
   private readonly responses = new Map<string, ValidateFunction | null>();
   private readonly values = new WeakMap<object, ValidateFunction>();
-  private readonly defsId: string;
-  private built: Record<string, ValidateFunction> | null | undefined;
+  /** The id the document's components are registered under (refs are rewritten to it). */
+  readonly defsId: string;
+  private readonly built = new Map<PrebuiltPart, Record<string, ValidateFunction> | null>();
 
   /** `usePrebuilt: false` compiles everything here (a test compares both ways). */
   constructor(
@@ -43,7 +51,7 @@ export class SpecValidators {
     usePrebuilt = true,
   ) {
     this.defsId = `urn:partner-sim:${spec.name}`;
-    if (!usePrebuilt) this.built = null;
+    if (!usePrebuilt) for (const part of ['requests', 'responses'] as const) this.built.set(part, null);
   }
 
   /** The shared ajv instances, this document's components registered in them (once). */
@@ -60,7 +68,8 @@ export class SpecValidators {
     return this.ajvs[kind];
   }
 
-  private rewrite<T>(schema: T): T {
+  /** A schema with its component refs pointing at defsId. */
+  rewrite<T>(schema: T): T {
     return JSON.parse(
       JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${this.defsId}#/$defs/`),
     ) as T;
@@ -95,6 +104,22 @@ export class SpecValidators {
     return out;
   }
 
+  /**
+   * What each JSON response is checked against, keyed `<opId> <declared status> <media>`:
+   * compiled on first check, or ahead of time by the build, from this one description.
+   */
+  responseSchemas(op: OperationInfo): { key: string; schema: object }[] {
+    const out: { key: string; schema: object }[] = [];
+    for (const [status, ref] of Object.entries(op.operation.responses ?? {})) {
+      const content = this.spec.deref<ResponseObject>(ref).content ?? {};
+      for (const [media, c] of Object.entries(content)) {
+        if (c.schema && media.includes('json'))
+          out.push({ key: `${op.id} ${status} ${media}`, schema: c.schema });
+      }
+    }
+    return out;
+  }
+
   private requestBody(op: OperationInfo) {
     return op.operation.requestBody
       ? this.spec.deref<{ required?: boolean; content?: Record<string, { schema?: unknown }> }>(
@@ -103,25 +128,27 @@ export class SpecValidators {
       : undefined;
   }
 
-  /** The build's compiled request validators, when they were built from this very document. */
-  private prebuilt(): Record<string, ValidateFunction> | null {
-    if (this.built !== undefined) return this.built;
+  /** The build's compiled validators of a part, when they were built from this very document. */
+  private prebuilt(part: PrebuiltPart): Record<string, ValidateFunction> | null {
+    let built = this.built.get(part);
+    if (built !== undefined) return built;
     try {
-      const mod = require(prebuiltPath(this.spec)) as {
+      const mod = require(prebuiltPath(this.spec, part)) as {
         sha256: string;
         validators: Record<string, ValidateFunction>;
       };
-      this.built = mod.sha256 === sha256(this.spec.source) ? mod.validators : null;
+      built = mod.sha256 === sha256(this.spec.source) ? mod.validators : null;
     } catch {
-      this.built = null; // no build (tests from source): compile on first use
+      built = null; // no build (tests from source): compile on first use
     }
-    return this.built;
+    this.built.set(part, built);
+    return built;
   }
 
   private requestValidators(op: OperationInfo): RequestValidators {
     let v = this.requests.get(op.id);
     if (v) return v;
-    const built = this.prebuilt();
+    const built = this.prebuilt('requests');
     v = { bodies: new Map(), bodyRequired: this.requestBody(op)?.required === true };
     for (const { key, kind, schema } of this.requestSchemas(op)) {
       const fn = built?.[key] ?? this.compile(kind, schema);
@@ -131,34 +158,6 @@ export class SpecValidators {
     }
     this.requests.set(op.id, v);
     return v;
-  }
-
-  /**
-   * Source of a CommonJS module holding every request validator of this document, compiled
-   * now (the build writes it next to the spec cache; see prebuilt()).
-   */
-  standaloneModule(): string {
-    const { default: standaloneCode } = require('ajv/dist/standalone') as {
-      default: (ajv: Ajv2020, refs: Record<string, string>) => string;
-    };
-    const parts: string[] = [];
-    for (const kind of ['param', 'body'] as const) {
-      const ajv = createAjv(kind === 'param', true);
-      const schemas = (this.spec.doc.components?.schemas ?? {}) as Record<string, SchemaObject>;
-      ajv.addSchema(this.rewrite({ $id: this.defsId, $defs: schemas }));
-      const refs: Record<string, string> = {};
-      for (const op of this.spec.operations.values()) {
-        for (const s of this.requestSchemas(op)) {
-          if (s.kind !== kind) continue;
-          const id = `urn:partner-sim:request:${encodeURIComponent(s.key)}`;
-          ajv.addSchema({ ...this.rewrite(s.schema), $id: id });
-          refs[s.key] = id;
-        }
-      }
-      // Each kind's code in its own function scope: the two modules' names would collide.
-      parts.push(`(function(exports){${standaloneCode(ajv, refs)}})(validators);`);
-    }
-    return `"use strict";\nconst validators = {};\n${parts.join('\n')}\nmodule.exports = { sha256: ${JSON.stringify(sha256(this.spec.source))}, validators };\n`;
   }
 
   /** Every way the request breaks the operation's spec, FastAPI-style; empty when valid. */
@@ -209,11 +208,11 @@ export class SpecValidators {
       return [`${op.id} ${status}: content type ${media ?? '(none)'} is not one of ${medias.join(', ')}`];
     }
     if (!media.includes('json')) return [];
-    const key = `${op.id}:${status}`;
+    const key = `${op.id} ${this.spec.responseKey(op, status)} ${media}`;
     let fn = this.responses.get(key);
     if (fn === undefined) {
       const schema = content[media]?.schema;
-      fn = schema ? this.compile('body', schema) : null;
+      fn = schema ? (this.prebuilt('responses')?.[key] ?? this.compile('body', schema)) : null;
       this.responses.set(key, fn);
     }
     if (!fn || fn(body)) return [];
