@@ -50,9 +50,18 @@ describe('response validators compiled by the build', () => {
         const fresh = new SpecValidators(spec, false);
         let checked = 0;
         let refused = 0;
+        // Keys of one schema share its function; each schema is compared once (compiling all
+        // 490 keys afresh took seconds).
+        const shared = new Map<string, unknown>();
         for (const op of spec.operations.values()) {
-          for (const { key } of fresh.responseSchemas(op)) {
+          for (const { key, schema } of fresh.responseSchemas(op)) {
             expect(typeof built.validators[key], key).toBe('function');
+            const text = JSON.stringify(schema);
+            if (shared.has(text)) {
+              expect(built.validators[key], key).toBe(shared.get(text));
+              continue;
+            }
+            shared.set(text, built.validators[key]);
             const [, declared, media] = key.split(' ') as [string, string, string];
             const status = Number(declared.replace('XX', '00').replace('default', '599'));
             for (const body of bodies) {
@@ -63,7 +72,7 @@ describe('response validators compiled by the build', () => {
             }
           }
         }
-        expect(checked).toBeGreaterThan(50);
+        expect(checked).toBeGreaterThan(40);
         expect(refused).toBeGreaterThan(checked / 2);
       },
     );
