@@ -32,17 +32,20 @@ export function selectsBrowserTests(argv: string[]): boolean {
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   const missing: string[] = [];
   const stops: (() => Promise<void>)[] = [];
-  if (!existsSync('/usr/bin/chromium')) {
-    missing.push('Chromium (dashboard and Capacitor tests: apt-get install chromium)');
-  } else if (selectsBrowserTests(process.argv)) {
-    const { launchSharedChromium, SHARED_CHROMIUM } = await import('./chromiumServer.js');
-    // Not started: each browser test file launches its own, as when run alone.
-    const browser = await launchSharedChromium().catch(() => undefined);
-    if (browser) {
-      process.env[SHARED_CHROMIUM] = browser.wsEndpoint;
-      stops.push(browser.close);
+  // Chromium and PostgreSQL start side by side (each takes a second or more).
+  const chromiumStarted = (async () => {
+    if (!existsSync('/usr/bin/chromium')) {
+      missing.push('Chromium (dashboard and Capacitor tests: apt-get install chromium)');
+    } else if (selectsBrowserTests(process.argv)) {
+      const { launchSharedChromium, SHARED_CHROMIUM } = await import('./chromiumServer.js');
+      // Not started: each browser test file launches its own, as when run alone.
+      const browser = await launchSharedChromium().catch(() => undefined);
+      if (browser) {
+        process.env[SHARED_CHROMIUM] = browser.wsEndpoint;
+        stops.push(browser.close);
+      }
     }
-  }
+  })();
   let cluster: ChildProcess | undefined;
   if (!process.env.PARTNER_SIM_TEST_PG && process.env.PARTNER_SIM_TEST_PG_AUTO !== '0') {
     if (havePostgresBinaries()) {
@@ -61,6 +64,7 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
       );
     }
   }
+  await chromiumStarted;
   if (missing.length > 0) process.stdout.write(`tests: skipping what needs ${missing.join('; ')}\n`);
   if (cluster) {
     const child = cluster;
