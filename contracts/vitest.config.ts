@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 const compiled = import.meta.url.endsWith('.js');
 
 // The contract suite's one vitest config: the repository's `npm test` uses it as a project, and
-// `partner-sim contract` points vitest at it explicitly. It is compiled with the scenarios
+// `partner-sim contract` hands vitest this object (run.ts). It is compiled with the scenarios
 // (dist/contracts), so an installed package runs the compiled `.test.js` files next to it and a
 // checkout runs the `.test.ts` sources; the root is this file's folder either way.
 export default defineConfig({

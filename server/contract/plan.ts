@@ -1,5 +1,4 @@
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { ContractSettingsError, checkSettings } from '../../contracts/target/settings.js';
 import { parseArgs } from '../cli/parseArgs.js';
 import { fromRoot } from '../core/root.js';
@@ -14,10 +13,10 @@ export class VitestMissingError extends Error {
   }
 }
 
-/** vitest's command-line entry, resolved from this module as Node resolves its imports. */
-function vitestCli(): string {
+/** Throws VitestMissingError unless vitest resolves from here as Node resolves this module's imports. */
+function requireVitest(): void {
   try {
-    return join(dirname(fileURLToPath(import.meta.resolve('vitest/package.json'))), 'vitest.mjs');
+    import.meta.resolve('vitest/package.json');
   } catch {
     throw new VitestMissingError();
   }
@@ -27,20 +26,13 @@ function vitestCli(): string {
  * Where the suite lives: the compiled scenarios in dist/contracts beside the compiled CLI (also
  * in an installed package or the Docker image), or the folder a caller names (`suite`: tests
  * pass the current sources compiled the same way, so a test never checks a stale build). Plain
- * JS is imported as is, nothing written next to it (the image's /app is read-only). vitest is
- * resolved the way Node resolves this module's imports, so a hoisted install
- * (node_modules/vitest next to node_modules/partner-sim) is found too.
+ * JS is imported as is, nothing written next to it (the image's /app is read-only). Its entry,
+ * run.js, starts vitest with the suite's config; vitest is resolved the way Node resolves the
+ * package's imports, so a hoisted install (node_modules/vitest next to node_modules/partner-sim)
+ * is found too.
  */
-function suiteFiles(suite = fromRoot('dist', 'contracts')): {
-  vitestCli: string;
-  config: string;
-  reporter: string;
-} {
-  return {
-    vitestCli: vitestCli(),
-    config: join(suite, 'vitest.config.js'),
-    reporter: join(suite, 'reporter', 'summaryReporter.js'),
-  };
+function suiteFiles(suite = fromRoot('dist', 'contracts')): { entry: string; reporter: string } {
+  return { entry: join(suite, 'run.js'), reporter: join(suite, 'reporter', 'summaryReporter.js') };
 }
 
 export interface RunPlan {
@@ -112,7 +104,7 @@ export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv, suite?: string)
     runs.push({ env: { ...env, CONTRACT_REPORTS_DIR: reports }, reports });
   }
   for (const r of runs) checkSettings(r.env);
-  vitestCli(); // before any run: a missing vitest is named once, not per target
+  requireVitest(); // before any run: a missing vitest is named once, not per target
   const live = runs.some((r) => r.env.CONTRACT_TARGET === 'live');
   const mutations = env.CONTRACT_ALLOW_MUTATIONS === '1' || env.CONTRACT_ALLOW_MUTATIONS === 'true';
   // On live only what is safe is even selected; the scenarios also skip themselves at run time.
@@ -134,12 +126,11 @@ export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv, suite?: string)
   };
 }
 
-/** The vitest command line of one run. */
+/** The vitest command line of one run: `vitest run`'s options and filters, after the suite's entry. */
 export function vitestArgs(p: Plan, opts: { defaultReporter: boolean }): string[] {
   const files = suiteFiles(p.suite);
-  const args = [files.vitestCli, 'run', '--root', dirname(files.config), '--config', files.config];
   // No results cache: it would be written under the (possibly read-only) install.
-  args.push('--configLoader', 'native', '--no-cache');
+  const args = [files.entry, '--no-cache'];
   if (opts.defaultReporter) args.push('--reporter=default');
   args.push(`--reporter=${files.reporter}`);
   if (p.tagsFilter) args.push(`--tags-filter=${p.tagsFilter}`);

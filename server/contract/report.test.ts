@@ -1,10 +1,14 @@
+import { execFile } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { shapeOf } from '../../contracts/lib/record.js';
 import { coverageIndex, renderCoverage } from '../../contracts/reporter/coverage.js';
 import { renderJunit } from '../../contracts/reporter/junit.js';
 import type { ScenarioResult } from '../../contracts/reporter/scenarioResult.js';
 import { junitProblems } from '../testing/junitSchema.js';
+import { sourceEntry } from '../testing/sourceBuild.js';
 import { diffShapes, driftBetween, renderDrift } from './drift.js';
 import { probe } from './probe.js';
 
@@ -218,4 +222,16 @@ describe('reachability probe', () => {
     const silent = await tcp(() => {});
     expect(await probe(`http://127.0.0.1:${silent}`, 200)).toBe('no answer within 200 ms');
   });
+
+  // fetch's first use loads and compiles undici (~70 ms of CPU in the CLI process of every
+  // `partner-sim contract` run, issue 33); the probe is one request, Node's http does it.
+  it('asks without loading fetch', async () => {
+    const plain = await tcp((s) => s.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'));
+    const compiled = join(dirname(await sourceEntry('cli')), 'contract', 'probe.js');
+    const script = `const { probe } = await import(${JSON.stringify(compiled)});
+const reason = await probe('http://127.0.0.1:${plain}', 2000);
+console.log(JSON.stringify({ reason, undici: process.moduleLoadList.some((m) => m.includes('undici')) }));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
+    expect(JSON.parse(stdout)).toEqual({ undici: false });
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useContractRuns } from '../testing/contractRuns.js';
@@ -77,10 +77,25 @@ describe('partner-sim contract (runner)', () => {
       });
       await http('PUT', `${sim.admin}/devices/${serials.never}`, { json: { is_bind: null } });
       const dir = await reportsDir();
+      // The suite's process hands vitest its config (contracts/run.ts): vite importing the
+      // file registered module hooks, a thread serving every later import (issue 33).
+      const hooks = await reportsDir();
+      const preload = join(hooks, 'register.cjs');
+      await writeFile(
+        preload,
+        `const m = require('node:module');
+const register = m.register;
+m.register = function (...args) {
+  if (require('node:worker_threads').isMainThread)
+    require('node:fs').appendFileSync(${JSON.stringify(join(hooks, 'log'))}, String(args[0]).slice(0, 60) + '\\n');
+  return register.apply(this, args);
+};\n`,
+      );
       let out = '';
       const code = await runContract(['--live', '--reports-dir', dir], {
         suite: await sourceSuite(),
         env: cleanEnv({
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require "${preload}"`.trim(),
           CONTRACT_BASE_URL: sim.url,
           PARTNER_CLIENT_ID: fake.client_id,
           PARTNER_SECRET_KEY: fake.secret_key,
@@ -116,6 +131,7 @@ describe('partner-sim contract (runner)', () => {
       expect(reports).not.toContain(fake.api_key);
       const junit = await readFile(join(dir, 'contract-junit.xml'), 'utf8');
       expect(junit.match(/<skipped message="not run on live/g)?.length).toBe(notSafe.length);
+      expect(await readFile(join(hooks, 'log'), 'utf8').catch(() => '')).toBe('');
     },
   );
 

@@ -9,10 +9,10 @@ import { bundleCli } from '../dev/bundleCli.js';
 /** The package's entries (package.json `exports`: the CLI, the API, the doubles) of the current sources. */
 const PACKAGE_ENTRIES = ['cli', 'index', 'doubles/reactNative', 'doubles/capacitor'];
 
-/** The contract suite as the package ships it (dist/contracts): its config, reporter and scenario files. */
+/** The contract suite as the package ships it (dist/contracts): its entry, config, reporter and scenario files. */
 async function suiteEntries(): Promise<string[]> {
   const scenarios = (await readdir(fromRoot('contracts'))).filter((f) => f.endsWith('.test.ts'));
-  return ['vitest.config.ts', 'reporter/summaryReporter.ts', ...scenarios].map((f) =>
+  return ['run.ts', 'vitest.config.ts', 'reporter/summaryReporter.ts', ...scenarios].map((f) =>
     fromRoot('contracts', f),
   );
 }
