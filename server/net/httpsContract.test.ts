@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../config.js';
 import { runContract } from '../contract/command.js';
 import { useContractRuns } from '../testing/contractRuns.js';
@@ -26,16 +26,21 @@ const instances: [string, Partial<Config>][] = [
 ];
 
 describe('contract suite against HTTPS and storage-host instances', () => {
+  // One local CA for both instances, as a developer's machine keeps one (its RSA keygen is
+  // paid once per file, not per instance; each instance still issues its own leaf).
+  let caDir: string;
+  beforeAll(async () => {
+    const tmp = await tempDataDir();
+    caDir = join(tmp.dir, 'ca');
+    return () => tmp.cleanup();
+  });
+
   it.each(instances)(
     'passes every scenario against a %s instance',
     { timeout: 300_000 },
     async (_name, extra) => {
-      const tmp = await tempDataDir();
-      const sim = await startTestServer({ ...extra, caDir: join(tmp.dir, 'ca'), transcriptionDelay: 0 });
-      onCleanup(
-        () => sim.stop(),
-        () => tmp.cleanup(),
-      );
+      const sim = await startTestServer({ ...extra, caDir, transcriptionDelay: 0 });
+      onCleanup(() => sim.stop());
       const base = sim.https?.url ?? sim.url;
       const dir = await reportsDir();
       let out = '';

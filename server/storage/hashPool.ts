@@ -50,8 +50,10 @@ export interface HashJob {
 /**
  * MD5 off the main thread: a few worker threads (one per core, at most 4) that hash part
  * bodies while the main thread streams them to disk, and keep running whole-file hashes
- * (runningMd5.ts). Started on first use and unref'd, so an idle process or test never pays
- * for them and they never keep a process alive.
+ * (runningMd5.ts). Each is started when load needs it (the first job, or a job arriving while
+ * every started worker has one in progress) and unref'd: an idle process or test never pays
+ * for them, one hashing one thing at a time starts one (each costs ~0.1 s of CPU and a heap
+ * of its own, issue 33), and they never keep a process alive.
  */
 export class HashPool {
   private readonly slots: (Slot | undefined)[];
@@ -64,15 +66,24 @@ export class HashPool {
     this.slots = Array.from({ length: size }, () => undefined);
   }
 
+  /** Workers running now. */
+  get started(): number {
+    return this.slots.filter(Boolean).length;
+  }
+
   /**
-   * The worker with the fewest jobs in progress (for part hashes, which keep no state); ties
-   * go to the last, as running hashes are handed out from the first (RunningMd5).
+   * The worker for the next job or running hash: a started one with no job in progress, else
+   * a new one while the pool may grow, else the one with the fewest jobs.
    */
   leastBusy(): number {
-    let best = this.size - 1;
-    for (let i = best - 1; i >= 0; i--) {
-      if ((this.slots[i]?.jobs ?? 0) < (this.slots[best]?.jobs ?? 0)) best = i;
+    let best: number | undefined;
+    let unstarted: number | undefined;
+    for (let i = 0; i < this.size; i++) {
+      const jobs = this.slots[i]?.jobs;
+      if (jobs === undefined) unstarted ??= i;
+      else if (best === undefined || jobs < this.slots[best]!.jobs) best = i;
     }
+    if (best === undefined || (this.slots[best]!.jobs > 0 && unstarted !== undefined)) return unstarted!;
     return best;
   }
 

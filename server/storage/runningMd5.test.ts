@@ -38,6 +38,38 @@ describe('HashPool', () => {
     expect((await job.end()).toString('hex')).toBe(md5(bytes));
   });
 
+  it('starts a worker only when the started ones are all busy (each costs ~0.1 s of CPU)', async () => {
+    const own = new HashPool(4);
+    const blobs = new MemoryBlobStore();
+    const bytes = [randomBytes(5000), randomBytes(300)];
+    // One thing at a time, as a simulator uploading one file: part hashes, a running hash,
+    // its completion, then a second upload.
+    for (const upload of ['u_a', 'u_b']) {
+      const running = new RunningMd5(own, blobs);
+      for (const [i, b] of bytes.entries()) {
+        const job = own.job(own.leastBusy());
+        await job.update(b);
+        await job.end();
+        await put(blobs, `uploads/${upload}/${i + 1}-a`, b);
+        running.stored(upload, i + 1, `uploads/${upload}/${i + 1}-a`);
+      }
+      expect(await running.fileMd5(upload, [`uploads/${upload}/1-a`, `uploads/${upload}/2-a`])).toBe(
+        md5(...bytes),
+      );
+      running.forget(upload);
+    }
+    expect(own.started).toBe(1);
+    // Two jobs at once: the second gets a worker of its own.
+    const [a, b] = [own.job(own.leastBusy()), own.job(own.leastBusy())];
+    a.update(bytes[0]!);
+    b.update(bytes[1]!);
+    expect([(await a.end()).toString('hex'), (await b.end()).toString('hex')]).toEqual([
+      md5(bytes[0]!),
+      md5(bytes[1]!),
+    ]);
+    expect(own.started).toBe(2);
+  });
+
   it('fails a job whose file is missing instead of hanging', async () => {
     const job = pool.job(0);
     job.file(join(dir, 'nope'));

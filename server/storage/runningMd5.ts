@@ -33,7 +33,6 @@ async function hashBlob(blobs: BlobStore, key: string, job: HashJob): Promise<vo
 export class RunningMd5 {
   private readonly uploads = new Map<string, Running>();
   private readonly id = ++instances;
-  private nextWorker = 0;
 
   constructor(
     private readonly pool: HashPool,
@@ -49,7 +48,7 @@ export class RunningMd5 {
     let r = this.uploads.get(uploadId);
     if (!r) {
       r = {
-        worker: this.nextWorker++ % this.pool.size,
+        worker: this.pool.leastBusy(),
         stored: new Map(),
         fed: [],
         chain: Promise.resolve(),

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { OperationInfo, Parameter, SchemaObject, SpecIndex } from '../spec/openapi.js';
 import type { FuzzContext, FuzzRequest } from './fuzzTypes.js';
-import { hugeJsonBodies } from './hostileBodies.js';
+import { bytesOf, hugeJsonBodies } from './hostileBodies.js';
 
 // Request generators for the property-based fuzz test (server/spec/fuzz.test.ts), derived from
 // an operation of either document: its parameters, request body and security decide what is
@@ -173,7 +173,7 @@ function bodyOf(
   return fc.oneof(
     { weight: medias.length ? 6 : 1, arbitrary: encoded },
     { weight: 2, arbitrary: none },
-    { weight: 1, arbitrary: fc.record({ type, body: fc.constantFrom(...hugeJsonBodies()) }) },
+    { weight: 1, arbitrary: fc.record({ type, body: fc.constantFrom(...hugeJsonBodies().map(bytesOf)) }) },
     {
       weight: 1,
       arbitrary: fc.record({ type, body: fc.constantFrom('{', '{"a":', 'null', '"s"', '[]', '\u0000') }),

@@ -6,6 +6,8 @@ export interface ServeChild {
   url: string;
   /** Its exit code, once it exited. */
   exited: Promise<number | null>;
+  /** Whether its output (from its start) shows `pattern` within `timeoutMs`, or before it exits. */
+  printed(pattern: RegExp, timeoutMs: number): Promise<boolean>;
 }
 
 /**
@@ -25,6 +27,21 @@ export function spawnServe(
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   let out = '';
   let err = '';
+  const printed = (pattern: RegExp, timeoutMs: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      const done = (seen: boolean) => {
+        clearTimeout(timer);
+        proc.stdout!.off('data', check);
+        resolve(seen);
+      };
+      const check = () => {
+        if (pattern.test(out)) done(true);
+      };
+      const timer = setTimeout(() => done(false), timeoutMs);
+      void exited.then(() => done(pattern.test(out)));
+      proc.stdout!.on('data', check);
+      check();
+    });
   proc.stderr!.on('data', (d: Buffer) => {
     err += d.toString();
   });
@@ -33,7 +50,7 @@ export function spawnServe(
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/[^\s"]+)/.exec(out);
-      if (m) resolve({ proc, url: m[1]!, exited });
+      if (m) resolve({ proc, url: m[1]!, exited, printed });
     });
   });
 }
