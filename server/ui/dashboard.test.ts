@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium, requireChromiumInCi } from '../testing/chromium.js';
 import { A, B, poll, REPORTS, refreshes, useDashboard } from '../testing/dashboardPage.js';
@@ -148,6 +148,25 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     ];
     const caseNotice = page.locator('#recorder-cases + .notice');
     await page.getByRole('textbox', { name: 'Recorder to arrange (its serial)' }).fill(sn);
+    // The outcome shows as soon as the control API answered: a refresh held up does not hold it.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const appList = /\/__admin\/apps\?/;
+    const hold = async (route: Route) => {
+      await held;
+      await route.continue();
+    };
+    await page.route(appList, hold);
+    try {
+      await page.getByRole('button', { name: 'Classic lock', exact: true }).click();
+      await poll(() => caseNotice.textContent()).toContain('unlocked');
+    } finally {
+      release();
+      // The page's only route: gone once the requests it holds went on.
+      await page.unrouteAll({ behavior: 'wait' });
+    }
     for (const [button, ends] of cases) {
       await page.getByRole('button', { name: button, exact: true }).click();
       await poll(() => caseNotice.textContent()).toContain(ends);
