@@ -31,50 +31,22 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
 
   it('polls at the interval its address asks for (1.5 s by default, kept within 100 ms and a minute), refreshes at once when asked (back in view), creates an app, shows its credentials once, and scopes the views to it', async () => {
     const other = await page.context().newPage();
-    const interval = async (query: string) => {
-      // The interval is read as the page's script runs, before DOMContentLoaded: the next
-      // address need not wait for the page's first refresh.
-      await other.goto(`${sim.url}/__admin/ui${query}`, { waitUntil: 'domcontentloaded' });
-      return other.locator('#live').getAttribute('data-poll-ms');
-    };
     for (const [query, ms] of [
       ['', '1500'],
+      ['?poll_ms=250', '250'],
       ['?poll_ms=5', '100'],
       ['?poll_ms=soon', '1500'],
       ['?poll_ms=999999', '60000'],
-    ])
-      expect(await interval(query!), query).toBe(ms);
+    ]) {
+      // The interval is read as the page's script runs, before DOMContentLoaded: the next
+      // address need not wait for the page's first refresh.
+      await other.goto(`${sim.url}/__admin/ui${query}`, { waitUntil: 'domcontentloaded' });
+      expect(await other.locator('#live').getAttribute('data-poll-ms'), query).toBe(ms);
+    }
     // Polling once a minute, the page still refreshes at once when its tab comes back into
     // view: the first refresh, then the two asked for, each whole.
     await refreshes(other);
     expect(await other.locator('#live').getAttribute('data-refresh-ended')).toBe('3');
-    // The next poll begins an interval after the last refresh ended, whatever asked for that
-    // one (an action, a returning tab): never just after it, as a fixed-rate timer's could.
-    expect(await interval('?poll_ms=250')).toBe('250');
-    await other.evaluate(`(() => {
-      const live = document.getElementById('live');
-      let ended = performance.now();
-      window.pollGaps = {};
-      new MutationObserver((changes) => {
-        for (const c of changes)
-          if (c.attributeName === 'data-refresh-ended') ended = performance.now();
-          else window.pollGaps[live.dataset.refreshBegun] = performance.now() - ended;
-      }).observe(live, { attributeFilter: ['data-refresh-begun', 'data-refresh-ended'] });
-    })()`);
-    for (let i = 0; i < 4; i++) {
-      await refreshes(other, 1);
-      // Nothing asks now: the timer begins the next refresh.
-      const begun = Number(await other.locator('#live').getAttribute('data-refresh-begun'));
-      await other.waitForFunction(
-        `Number(document.getElementById('live').dataset.refreshBegun) > ${begun}`,
-        undefined,
-        {
-          polling: 50,
-        },
-      );
-      const gaps = await other.evaluate<Record<string, number>>('window.pollGaps');
-      expect(gaps[begun + 1], JSON.stringify(gaps)).toBeGreaterThanOrEqual(240);
-    }
     await other.close();
 
     await page.getByLabel('New client id (optional)').fill('ui-app');
