@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import type { Page, Request } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { fromRoot } from '../core/root.js';
 import { openChromium } from './chromium.js';
@@ -9,34 +9,35 @@ import { startTestServer, type TestServer } from './testServer.js';
 // simulator, as these helpers set up.
 
 export const REPORTS = fromRoot('reports');
-/**
- * The page's address, polling every `pollMs` (`?poll_ms`) when given, else every 1.5 s as for a
- * person. Only a file that waits for refreshes asks for fast ones: measured, each fast poll
- * costs CPU (the simulator's answers, Chromium's repaint) that a file acting through the page,
- * which refreshes after each action, pays for in wall time on a busy machine.
- */
-export const dashboardUrl = (sim: { url: string }, pollMs?: number) =>
-  `${sim.url}/__admin/ui${pollMs ? `?poll_ms=${pollMs}` : ''}`;
+/** The page's address (it polls every 1.5 s, as for a person). */
+export const dashboardUrl = (sim: { url: string }) => `${sim.url}/__admin/ui`;
 // On a busy CI machine a render can take a few seconds more than a poll.
 // Typed by hand: declaration emit cannot name vitest's inferred poll type.
 export const poll = <T>(read: () => Promise<T>): ReturnType<typeof expect.poll<T>> =>
   expect.poll(read, { timeout: 8000 });
 
 /**
- * Resolves once `n` whole refreshes of the page ran after the call. Each refresh asks for the
- * app list first, and the page starts one only after the last has ended: n + 1 new asks for
- * the list mean n refreshes ended, which a fixed sleep could only hope for.
+ * Resolves once `n` whole refreshes of the page ran after the call, each asked for at once as
+ * the page does when its tab comes back into view (`visibilitychange`), instead of waiting for
+ * the poll timer: measured, waiting for the timer's refreshes (three asks for the app list at a
+ * 500 ms poll) took 1-1.5 s a call. The page numbers its refreshes on the status line
+ * (`data-refresh-begun`, `data-refresh-ended`); one asked for while another runs starts after
+ * it, so the refresh numbered one past those begun before the ask is a whole one after it.
  */
 export async function refreshes(page: Page, n = 2): Promise<void> {
-  let asked = 0;
-  const count = (r: Request) => {
-    if (r.method() === 'GET' && new URL(r.url()).pathname === '/__admin/apps') asked++;
-  };
-  page.on('request', count);
-  try {
-    await expect.poll(() => asked, { timeout: 15_000 }).toBeGreaterThan(n);
-  } finally {
-    page.off('request', count);
+  for (let i = 0; i < n; i++) {
+    const begun = await page.evaluate<number>(`(() => {
+      const begun = Number(document.getElementById('live').dataset.refreshBegun ?? 0);
+      document.dispatchEvent(new Event('visibilitychange'));
+      return begun;
+    })()`);
+    // Every 50 ms, not at each animation frame (playwright's default), which keeps Chromium
+    // drawing frames of an unchanged page.
+    await page.waitForFunction(
+      `Number(document.getElementById('live').dataset.refreshEnded ?? 0) > ${begun}`,
+      undefined,
+      { polling: 50, timeout: 15_000 },
+    );
   }
 }
 
@@ -61,11 +62,7 @@ interface DashboardSession {
  * closed after; `prepare` runs once the page is loaded. The fields are set in beforeAll.
  */
 export function useDashboard(
-  options: {
-    failedResponses?: boolean;
-    pollMs?: number;
-    prepare?: (d: DashboardSession) => Promise<void>;
-  } = {},
+  options: { failedResponses?: boolean; prepare?: (d: DashboardSession) => Promise<void> } = {},
 ): DashboardSession {
   const d = { pageErrors: [] as string[] } as DashboardSession;
   let browser: Awaited<ReturnType<typeof openDashboardBrowser>> | undefined;
@@ -79,7 +76,7 @@ export function useDashboard(
       d.page.on('response', (r) => {
         if (r.status() >= 400) d.pageErrors.push(`${r.status()} ${r.request().method()} ${r.url()}`);
       });
-    await d.page.goto(dashboardUrl(d.sim, options.pollMs));
+    await d.page.goto(dashboardUrl(d.sim));
     await options.prepare?.(d);
   }, 60_000);
   afterAll(async () => {

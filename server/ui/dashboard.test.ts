@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium, requireChromiumInCi } from '../testing/chromium.js';
-import { A, B, poll, REPORTS, useDashboard } from '../testing/dashboardPage.js';
+import { A, B, poll, REPORTS, refreshes, useDashboard } from '../testing/dashboardPage.js';
 import { bearer, DEMO_US, http, userToken } from '../testing/http.js';
 import type { TestServer } from '../testing/testServer.js';
 
@@ -29,18 +29,24 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
       headers: bearer(await user()),
     });
 
-  it('polls at the interval its address asks for (1.5 s by default, kept within 100 ms and a minute), creates an app, shows its credentials once, and scopes the views to it', async () => {
+  it('polls at the interval its address asks for (1.5 s by default, kept within 100 ms and a minute), refreshes at once when asked (back in view), creates an app, shows its credentials once, and scopes the views to it', async () => {
     const other = await page.context().newPage();
     for (const [query, ms] of [
       ['', '1500'],
       ['?poll_ms=250', '250'],
       ['?poll_ms=5', '100'],
-      ['?poll_ms=999999', '60000'],
       ['?poll_ms=soon', '1500'],
+      ['?poll_ms=999999', '60000'],
     ]) {
-      await other.goto(`${sim.url}/__admin/ui${query}`);
+      // The interval is read as the page's script runs, before DOMContentLoaded: the next
+      // address need not wait for the page's first refresh.
+      await other.goto(`${sim.url}/__admin/ui${query}`, { waitUntil: 'domcontentloaded' });
       expect(await other.locator('#live').getAttribute('data-poll-ms'), query).toBe(ms);
     }
+    // Polling once a minute, the page still refreshes at once when its tab comes back into
+    // view: the first refresh, then the two asked for, each whole.
+    await refreshes(other);
+    expect(await other.locator('#live').getAttribute('data-refresh-ended')).toBe('3');
     await other.close();
 
     await page.getByLabel('New client id (optional)').fill('ui-app');
@@ -114,6 +120,25 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium', () => {
     ];
     const caseNotice = page.locator('#recorder-cases + .notice');
     await page.getByRole('textbox', { name: 'Recorder to arrange (its serial)' }).fill(sn);
+    // The outcome shows as soon as the control API answered: a refresh held up does not hold it.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const appList = /\/__admin\/apps\?/;
+    const hold = async (route: Route) => {
+      await held;
+      await route.continue();
+    };
+    await page.route(appList, hold);
+    try {
+      await page.getByRole('button', { name: 'Classic lock', exact: true }).click();
+      await poll(() => caseNotice.textContent()).toContain('unlocked');
+    } finally {
+      release();
+      // The page's only route: gone once the requests it holds went on.
+      await page.unrouteAll({ behavior: 'wait' });
+    }
     for (const [button, ends] of cases) {
       await page.getByRole('button', { name: button, exact: true }).click();
       await poll(() => caseNotice.textContent()).toContain(ends);

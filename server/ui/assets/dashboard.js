@@ -12,14 +12,18 @@ import { refreshWebhooks, setupWebhooks } from './webhooks.js';
 // Entry point: wires the views and polls the control API every 1.5 s while the tab is visible.
 
 const live = document.getElementById('live');
-// `?poll_ms=` asks for another interval (browser tests poll fast instead of sleeping), kept
-// between 100 ms, so a typo cannot flood the control API, and a minute.
+// `?poll_ms=` asks for another interval, kept between 100 ms, so a typo cannot flood the
+// control API, and a minute.
 const asked = Number.parseInt(new URLSearchParams(location.search).get('poll_ms') ?? '', 10);
 const POLL_MS = Number.isNaN(asked) ? 1500 : Math.min(60_000, Math.max(100, asked));
 live.dataset.pollMs = String(POLL_MS);
 let running = false;
 
 let again = false;
+// Refreshes begun and ended, counted on the status line: whoever waits for the page to have
+// refreshed (a browser test) asks for one and waits for it, instead of for the next poll.
+let begun = 0;
+let ended = 0;
 
 async function refreshAll() {
   if (state.needToken) return;
@@ -29,6 +33,7 @@ async function refreshAll() {
     return;
   }
   running = true;
+  live.dataset.refreshBegun = String(++begun);
   try {
     await refreshApps();
     await Promise.all([
@@ -49,6 +54,7 @@ async function refreshAll() {
     else showError(e);
   } finally {
     running = false;
+    live.dataset.refreshEnded = String(++ended);
     if (again) {
       again = false;
       refreshAll();
@@ -93,6 +99,7 @@ setupWebhooks(refreshAll);
 setInterval(() => {
   if (!document.hidden) refreshAll();
 }, POLL_MS);
+// Back in view: refresh at once (also how a browser test asks for a refresh now).
 document.addEventListener('visibilitychange', () => {
   if (!document.hidden) refreshAll();
 });
