@@ -19,14 +19,8 @@ function recorded(): Record<string, number> {
  * idles. vitest's own sequencer does this from its results cache, which a fresh clone (CI)
  * does not have: there it ran the larger files first, and the slowest (contract runs in child
  * processes, Chromium) are small. Without a cached duration a file's recorded one is used
- * (fileDurations.json, a measured run's slow files), then its size.
- *
- * A non-isolated worker is reused only by the next file of its project, and each new worker
- * imports its project's modules again (about 2 s, while the main process transforms them). So
- * the small projects' files (contracts, sdk) come right after the largest project's longest
- * files, one per worker but one: while those run, the last worker runs the small projects one
- * after the other, one worker start each instead of one per worker, and their files, which
- * mostly wait on browsers and timers, run beside busy files instead of beside each other.
+ * (fileDurations.json, a measured run's slow files), then its size. Groups and projects keep
+ * vitest's order: a non-isolated worker is reused only by the next file of its project.
  */
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -42,31 +36,11 @@ export default class LongestFirst extends BaseSequencer {
       return known[path] ?? (cache.getFileStats(key)?.size ?? 0) / 10_000;
     };
     const weights = new Map(files.map((f) => [f, weight(f)]));
-    const groups = new Map<number, TestSpecification[]>();
-    for (const f of files) {
-      const g = f.project.config.sequence.groupOrder;
-      groups.set(g, [...(groups.get(g) ?? []), f]);
-    }
-    return [...groups.keys()]
-      .sort((a, b) => a - b)
-      .flatMap((g) => arrange(groups.get(g)!, (f) => weights.get(f)!, this.ctx.config.maxWorkers - 1));
+    return [...files].sort((a, b) => {
+      const group = a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder;
+      if (group !== 0) return group;
+      if (a.project.name !== b.project.name) return a.project.name < b.project.name ? -1 : 1;
+      return weights.get(b)! - weights.get(a)!;
+    });
   }
-}
-
-/** One group's files: the largest project's `lead` longest, the other projects' files, the rest. */
-export function arrange<T extends { project: { name: string } }>(
-  files: T[],
-  weight: (f: T) => number,
-  lead: number,
-): T[] {
-  const byProject = new Map<string, T[]>();
-  for (const f of files) byProject.set(f.project.name, [...(byProject.get(f.project.name) ?? []), f]);
-  const longest = (list: T[]) => [...list].sort((a, b) => weight(b) - weight(a));
-  const names = [...byProject.keys()].sort(
-    (a, b) => byProject.get(b)!.length - byProject.get(a)!.length || (a < b ? -1 : 1),
-  );
-  const [largest, ...small] = names.map((n) => longest(byProject.get(n)!));
-  if (!largest) return [];
-  const first = Math.max(1, lead);
-  return [...largest.slice(0, first), ...small.flat(), ...largest.slice(first)];
 }
