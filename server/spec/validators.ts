@@ -191,8 +191,9 @@ export class SpecValidators {
     contentType: string | undefined,
     body: unknown,
   ): string[] {
-    const resp = this.spec.response(op, status);
-    if (!resp) return [`${op.id}: status ${status} is not declared in ${this.spec.name}`];
+    const declared = this.spec.responseKey(op, status);
+    if (declared === undefined) return [`${op.id}: status ${status} is not declared in ${this.spec.name}`];
+    const resp = this.spec.deref<ResponseObject>(op.operation.responses![declared]);
     const content = resp.content ?? {};
     const medias = Object.keys(content);
     if (medias.length === 0) {
@@ -208,7 +209,7 @@ export class SpecValidators {
       return [`${op.id} ${status}: content type ${media ?? '(none)'} is not one of ${medias.join(', ')}`];
     }
     if (!media.includes('json')) return [];
-    const key = `${op.id} ${this.spec.responseKey(op, status)} ${media}`;
+    const key = `${op.id} ${declared} ${media}`;
     let fn = this.responses.get(key);
     if (fn === undefined) {
       const schema = content[media]?.schema;

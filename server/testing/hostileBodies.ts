@@ -20,6 +20,9 @@ export function manyKeyBody(): string {
 }
 
 /** Bodies built to exhaust recursion or memory: nested 5,000 and 100,000 deep, 20,000 keys, 1 MB key. */
+/** Over the partner API's 1 MB JSON limit: one field of 1.1 MB (the last of hugeJsonBodies). */
+export const overLimitBody = (): string => hugeJsonBodies().at(-1)!;
+
 export function hugeJsonBodies(): string[] {
   hugeBodies ??= [
     `${'['.repeat(5000)}${']'.repeat(5000)}`,

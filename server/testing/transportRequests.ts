@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { OperationInfo } from '../spec/openapi.js';
 import type { FuzzContext, FuzzRequest } from './fuzzTypes.js';
-import { bytesOf, hugeJsonBodies } from './hostileBodies.js';
+import { bytesOf, overLimitBody } from './hostileBodies.js';
 
 /**
  * Requests broken below the operation's own rules, sent to every operation of both documents
@@ -45,7 +45,7 @@ export function transportExamples(ctx: FuzzContext, op: OperationInfo): FuzzRequ
       req('20 KB header', { headers: { 'x-pad': 'a'.repeat(20_000) } }),
       req('gzip body that is not gzip', { headers: gzip, body: 'not gzip at all' }),
       req('gzip body cut short', { headers: gzip, body: gzipSync(Buffer.from('{"a":1}')).subarray(0, 12) }),
-      req('1.1 MB body', { headers: { 'content-type': media }, body: bytesOf(hugeJsonBodies()[4]!) }),
+      req('1.1 MB body', { headers: { 'content-type': media }, body: bytesOf(overLimitBody()) }),
       req('malformed X-Sim-Fault', { headers: { 'x-sim-fault': 'status=abc' } }),
       req('X-Sim-Fault without status', { headers: { 'x-sim-fault': 'retry_after=2' } }),
       req('Expect other than 100-continue', { headers: { expect: 'something-else' } }),
