@@ -166,7 +166,8 @@ describe('a React Native app on the RN double', () => {
     });
     stop();
     expect(errors).toEqual([]);
-  });
+    // The hardware's own timing and a transcription, on the running clock: about 5 s here.
+  }, 60_000);
 
   it("sdkBaseUrl 'jp' plays the native SDK's own default: a US user's handshake fails", async () => {
     const sn = '8810FLOW00000002';

@@ -20,7 +20,8 @@ function recorded(): Record<string, number> {
  * does not have: there it ran the larger files first, and the slowest (contract runs in child
  * processes, Chromium) are small. Without a cached duration a file's recorded one is used
  * (fileDurations.json, a measured run's slow files), then its size. Groups and projects keep
- * vitest's order: a non-isolated worker is reused only by the next file of its project.
+ * vitest's order (the repository has one project): a non-isolated worker is reused only by
+ * the next file of its project.
  */
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
