@@ -14,9 +14,11 @@ const DEMO = {
   api_key: 'demo-api-key-us-0000',
 };
 const RECORDINGS = fromRoot('fixtures', 'recordings');
+/** The transcription's length on the recorded upstream and on the replay's target. */
+const TASK_MS = 2400;
 
-async function compareJson(file: string): Promise<DriftReport> {
-  const { code, out } = await compareRun([file, '--json']);
+async function compareJson(file: string, ...args: string[]): Promise<DriftReport> {
+  const { code, out } = await compareRun([file, '--json', ...args]);
   expect(code).toBe(0);
   return JSON.parse(out) as DriftReport;
 }
@@ -24,18 +26,30 @@ async function compareJson(file: string): Promise<DriftReport> {
 describe('compare: the simulator against recordings of itself', () => {
   it('a recording of the README walkthrough, made against the simulator, compares clean', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'psim-walkthrough-'));
-    const upstream = await startSimulator();
+    // A recording for fixtures/recordings/ keeps the default timing, as `compare`'s own
+    // simulator has it. Otherwise the task takes 2.4 s on both sides (not ~4.2 s): the test
+    // waits less, and the replay's target, another simulator, matches the upstream.
+    const fixture = process.env.RECORD_FIXTURES === '1';
+    const timing = fixture ? {} : { transcriptionDelay: TASK_MS };
+    const upstream = await startSimulator({ config: timing });
+    const target = fixture ? undefined : await startSimulator({ config: timing });
     try {
       const recorder = await startSimulator({ config: { record: dir, upstream: upstream.url } });
       try {
-        // Polls 2.5 s apart land far from a status change (the task takes ~4.2 s), so the
-        // forwarding's jitter cannot tip one poll over a boundary in one run and not the other.
-        await walkthrough({ root: recorder.url, app: DEMO, userId: 'demo-user-0001', pollMs: 2500 });
+        // Polls land far from the one change of shape (SUCCESS brings the result: 2.4 s, or
+        // ~4.2 s by default), so the forwarding's jitter cannot tip one poll over it in one
+        // run and not the other: 0.8 s either side.
+        await walkthrough({
+          root: recorder.url,
+          app: DEMO,
+          userId: 'demo-user-0001',
+          pollMs: fixture ? 2500 : (TASK_MS * 2) / 3,
+        });
       } finally {
         await recorder.stop();
       }
       const file = join(dir, (await readdir(dir))[0]!);
-      const report = await compareJson(file);
+      const report = await compareJson(file, ...(target ? ['--target', target.url] : []));
       expect(report.drift).toEqual([]);
       expect(Object.keys(report.compared)).toEqual(
         expect.arrayContaining([
@@ -55,6 +69,7 @@ describe('compare: the simulator against recordings of itself', () => {
       }
     } finally {
       await upstream.stop();
+      await target?.stop();
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);

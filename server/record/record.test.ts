@@ -28,10 +28,15 @@ const APP = {
   api_key: 'ak_standin_Key_4242424242',
 };
 
-const compare = compareRun;
+/** The transcription's length on the upstream and on the replay's target (walkthrough.test.ts). */
+const TASK_MS = 2400;
+let replayTarget: SimulatorHandle;
+/** `compare` against a simulator whose tasks take as long as the upstream's did. */
+const compare = (args: string[]) => compareRun([...args, '--target', replayTarget.url]);
 
 beforeAll(async () => {
-  upstream = await startSimulator();
+  upstream = await startSimulator({ config: { transcriptionDelay: TASK_MS } });
+  replayTarget = await startSimulator({ config: { transcriptionDelay: TASK_MS } });
   await upstream.control.createApp({ ...APP, region: 'us', result_shape: 'live' });
   await upstream.control.call('createFault', {
     body: {
@@ -50,7 +55,7 @@ beforeAll(async () => {
       app: APP,
       userId: 'partner-user-4711',
       refresh: true,
-      pollMs: 2500, // far from the task's status changes (walkthrough.test.ts says why)
+      pollMs: (TASK_MS * 2) / 3, // far from the task's change of shape (walkthrough.test.ts says why)
     });
     secrets = flow.secrets;
     audio = flow.audio;
@@ -72,6 +77,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await upstream?.stop();
+  await replayTarget?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -155,7 +161,7 @@ describe('serve --record', () => {
   it('compare --as-faults turns the recorded errors the simulator would not give into fault rules', async () => {
     const target = await startSimulator();
     try {
-      const { code, err } = await compare([file, '--target', target.url, '--as-faults']);
+      const { code, err } = await compareRun([file, '--target', target.url, '--as-faults']);
       expect(code).toBe(0);
       const rules = await target.control.call('listFaults');
       expect(rules.map((r) => `${r.operation} ${r.status} ${r.times}`).sort()).toEqual([
