@@ -2,7 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../core/root.js';
-import { BROWSER_TESTS, havePostgresBinaries, selectsBrowserTests } from './globalSetup.js';
+import { BROWSER_TESTS, selectsBrowserTests } from './globalSetup.js';
+import { havePostgresBinaries } from './throwawayCluster.js';
 
 describe('npm test on a developer machine', () => {
   // Under `npm test` the global setup has run before this worker started.

@@ -1,6 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { fromRoot } from '../core/root.js';
+import { existsSync } from 'node:fs';
+import { havePostgresBinaries, PG_STATE, startThrowawayCluster } from './throwawayCluster.js';
 
 /** Test files that drive Chromium: the shared browser starts only when a run may include one. */
 export const BROWSER_TESTS = [
@@ -25,14 +24,14 @@ export function selectsBrowserTests(argv: string[]): boolean {
  * `npm test` on a developer's machine runs what it can instead of skipping in silence:
  * a throw-away PostgreSQL cluster is started (by `.ci/with-postgres`, the one way the project
  * starts one) when Debian's binaries are there and PARTNER_SIM_TEST_PG is not set, and
- * whatever cannot run is named in one line with how to get it. One Chromium serves every
- * browser test file of the run. Workers start after this and inherit the URLs through the
- * environment.
+ * whatever cannot run is named in one line with how to get it. A cluster that then fails to
+ * start fails the tests that need it, with its reason. One Chromium serves every browser
+ * test file of the run. Workers start after this and inherit the URLs through the environment.
  */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   const missing: string[] = [];
   const stops: (() => Promise<void>)[] = [];
-  // Chromium and PostgreSQL start side by side (each takes a second or more).
+  // Chromium (about a second) starts while the cluster's start begins.
   const chromiumStarted = (async () => {
     if (!existsSync('/usr/bin/chromium')) {
       missing.push('Chromium (dashboard and Capacitor tests: apt-get install chromium)');
@@ -46,18 +45,14 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
       }
     }
   })();
-  let cluster: ChildProcess | undefined;
   if (!process.env.PARTNER_SIM_TEST_PG && process.env.PARTNER_SIM_TEST_PG_AUTO !== '0') {
     if (havePostgresBinaries()) {
-      const started = await startCluster().catch((e: Error) => {
-        missing.push(`PostgreSQL (a throw-away cluster did not start: ${e.message})`);
-        return undefined;
-      });
-      if (started) {
-        cluster = started.child;
-        process.env.PARTNER_SIM_TEST_PG = started.url;
-        process.stdout.write(`tests: PostgreSQL tests run on a throw-away cluster at ${started.url}\n`);
-      }
+      // Not waited for: the files that need it wait (pgCluster.ts), the others start at once.
+      const cluster = await startThrowawayCluster();
+      process.env.PARTNER_SIM_TEST_PG = cluster.url;
+      process.env[PG_STATE] = cluster.state;
+      stops.push(cluster.stop);
+      process.stdout.write(`tests: PostgreSQL tests run on a throw-away cluster at ${cluster.url}\n`);
     } else {
       missing.push(
         'PostgreSQL (store tests: apt-get install postgresql, or set PARTNER_SIM_TEST_PG=postgres://…)',
@@ -66,48 +61,8 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   }
   await chromiumStarted;
   if (missing.length > 0) process.stdout.write(`tests: skipping what needs ${missing.join('; ')}\n`);
-  if (cluster) {
-    const child = cluster;
-    stops.push(async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.stdin?.end(); // the script's command ends, and its trap stops and deletes the cluster
-      await exited;
-    });
-  }
   if (stops.length === 0) return undefined;
   return async () => {
     for (const stop of stops) await stop();
   };
-}
-
-export function havePostgresBinaries(): boolean {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return false;
-  return readdirSync(root).some(
-    (v) => existsSync(`${root}/${v}/bin/initdb`) && existsSync(`${root}/${v}/bin/pg_ctl`),
-  );
-}
-
-/** `.ci/with-postgres` holding a cluster open until our stdin closes; its banner names the URL. */
-function startCluster(): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(fromRoot('.ci/with-postgres'), ['sh', '-c', 'cat >/dev/null'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /at (postgres:\/\/\S+)/.exec(out)?.[1];
-      if (url) {
-        child.stdout?.off('data', onData);
-        resolve({ child, url });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`exit ${code}: ${out.trim().split('\n').pop() ?? ''}`)));
-  });
 }
