@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { type BrowserContext, type BrowserContextOptions, chromium } from 'playwright-core';
 import { it } from 'vitest';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium, SHARED_CHROMIUM } from './chromiumServer.js';
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from './chromiumServer.js';
+import { awaitSetupState, CHROMIUM_STATE } from './setupState.js';
 
 export { haveChromium };
 
@@ -24,7 +25,9 @@ export function requireChromiumInCi(what: string): void {
 export async function openChromium(
   options: BrowserContextOptions = {},
 ): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
-  const shared = process.env[SHARED_CHROMIUM];
+  const state = process.env[CHROMIUM_STATE];
+  // Not started (its launch failed): launched for this file, as when it runs alone.
+  const shared = state && (await awaitSetupState(state, 'the shared Chromium').catch(() => undefined));
   if (shared) {
     const browser = await chromium.connect(shared);
     const context = await browser.newContext(options);

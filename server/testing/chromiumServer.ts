@@ -4,12 +4,11 @@ import { chromium } from 'playwright-core';
 /**
  * Debian's Chromium for the browser tests (never a browser download): headless, sandbox off
  * (root in CI), nothing phoning home. `npm test`'s global setup starts one browser server for
- * the whole run (SHARED_CHROMIUM names its endpoint to the workers); each test file then opens
- * its own context in it instead of launching a browser of its own (issue 33).
+ * the whole run (its endpoint reaches the workers through CHROMIUM_STATE, setupState.ts); each
+ * test file then opens its own context in it instead of launching a browser of its own (issue 33).
  */
 export const CHROMIUM = '/usr/bin/chromium';
 export const haveChromium = existsSync(CHROMIUM);
-export const SHARED_CHROMIUM = 'PARTNER_SIM_TEST_CHROMIUM_WS';
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { havePostgresBinaries, PG_STATE, startThrowawayCluster } from './throwawayCluster.js';
+import { CHROMIUM_STATE, createSetupState, PG_STATE } from './setupState.js';
+import { havePostgresBinaries, startThrowawayCluster } from './throwawayCluster.js';
 
 /** Test files that drive Chromium: the shared browser starts only when a run may include one. */
 export const BROWSER_TESTS = [
@@ -31,20 +32,31 @@ export function selectsBrowserTests(argv: string[]): boolean {
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   const missing: string[] = [];
   const stops: (() => Promise<void>)[] = [];
-  // Chromium (about a second) starts while the cluster's start begins.
-  const chromiumStarted = (async () => {
-    if (!existsSync('/usr/bin/chromium')) {
-      missing.push('Chromium (dashboard and Capacitor tests: apt-get install chromium)');
-    } else if (selectsBrowserTests(process.argv)) {
-      const { launchSharedChromium, SHARED_CHROMIUM } = await import('./chromiumServer.js');
-      // Not started: each browser test file launches its own, as when run alone.
-      const browser = await launchSharedChromium().catch(() => undefined);
-      if (browser) {
-        process.env[SHARED_CHROMIUM] = browser.wsEndpoint;
-        stops.push(browser.close);
-      }
-    }
-  })();
+  // Neither Chromium nor PostgreSQL is waited for: each takes a second or two to start, and
+  // only the files that need one wait for it (setupState.ts).
+  if (!existsSync('/usr/bin/chromium')) {
+    missing.push('Chromium (dashboard and Capacitor tests: apt-get install chromium)');
+  } else if (selectsBrowserTests(process.argv)) {
+    const state = await createSetupState('chromium');
+    process.env[CHROMIUM_STATE] = state.path;
+    const launched = import('./chromiumServer.js')
+      .then(({ launchSharedChromium }) => launchSharedChromium())
+      .then(
+        async (browser) => {
+          await state.ready(browser.wsEndpoint);
+          return browser;
+        },
+        // Each browser test file then launches its own, as when run alone.
+        async (e: Error) => {
+          await state.failed(e.message);
+          return undefined;
+        },
+      );
+    stops.push(async () => {
+      await (await launched)?.close();
+      await state.remove();
+    });
+  }
   if (!process.env.PARTNER_SIM_TEST_PG && process.env.PARTNER_SIM_TEST_PG_AUTO !== '0') {
     if (havePostgresBinaries()) {
       // Not waited for: the files that need it wait (pgCluster.ts), the others start at once.
@@ -59,7 +71,6 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
       );
     }
   }
-  await chromiumStarted;
   if (missing.length > 0) process.stdout.write(`tests: skipping what needs ${missing.join('; ')}\n`);
   if (stops.length === 0) return undefined;
   return async () => {

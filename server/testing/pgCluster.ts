@@ -1,10 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { PgStore } from '../store/postgres/pgStore.js';
 import { createDatabase } from './pgDatabases.js';
-import { PG_STATE } from './throwawayCluster.js';
+import { awaitSetupState, PG_STATE } from './setupState.js';
 
 /**
  * PostgreSQL for tests: `.ci/with-postgres` (CI runs the suite under it) starts a throw-away
@@ -16,27 +14,16 @@ export const testPgUrl: string | undefined = process.env.PARTNER_SIM_TEST_PG || 
 export const PG_SKIP_REASON =
   'needs PostgreSQL: set PARTNER_SIM_TEST_PG=postgres://… or run under .ci/with-postgres';
 
-let ready: Promise<void> | undefined;
+let ready: Promise<string> | undefined;
 
 /**
  * Resolves once npm test's throw-away cluster is up (its global setup starts it without
  * waiting, throwawayCluster.ts); at once for a cluster someone else started.
  */
-function clusterReady(): Promise<void> {
+function clusterReady(): Promise<unknown> {
   const state = process.env[PG_STATE];
   if (!state) return Promise.resolve();
-  ready ??= (async () => {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const text = await readFile(state, 'utf8').catch(() => '');
-      if (text === 'ready') return;
-      if (text.startsWith('failed'))
-        throw new Error(`the throw-away PostgreSQL cluster did not start (${text})`);
-      if (Date.now() > deadline)
-        throw new Error('the throw-away PostgreSQL cluster did not start within 60 s');
-      await sleep(50);
-    }
-  })();
+  ready ??= awaitSetupState(state, 'the throw-away PostgreSQL cluster');
   return ready;
 }
 

@@ -1,13 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { fromRoot } from '../core/root.js';
-
-/** Names the file where a starting cluster reports `ready` or `failed: <why>` (pgCluster.ts reads it). */
-export const PG_STATE = 'PARTNER_SIM_TEST_PG_STATE';
+import { createSetupState } from './setupState.js';
 
 export function havePostgresBinaries(): boolean {
   const root = '/usr/lib/postgresql';
@@ -49,41 +44,32 @@ export async function startThrowawayCluster(port?: number): Promise<{
   stop: () => Promise<void>;
 }> {
   port ??= await freePort();
-  const state = join(await mkdtemp(join(tmpdir(), 'partner-sim-pg-state-')), 'state');
+  const state = await createSetupState('pg');
   const child: ChildProcess = spawn(fromRoot('.ci/with-postgres'), ['sh', '-c', 'cat >/dev/null'], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, PARTNER_SIM_PG_PORT: String(port) },
   });
   let out = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const report = (text: string) => writeFile(state, text).catch(() => {});
-  let reported = false;
   child.stdout?.on('data', (chunk: Buffer) => {
     out += chunk.toString();
-    if (!reported && /at postgres:\/\//.test(out)) {
-      reported = true;
-      void report('ready');
-    }
+    if (/at postgres:\/\//.test(out)) void state.ready();
   });
   child.stderr?.on('data', (c: Buffer) => {
     out += c.toString();
   });
-  const failed = (why: string) => {
-    if (reported) return;
-    reported = true;
-    void report(`failed: ${why}`);
-  };
-  child.once('error', (e) => failed(e.message));
-  child.once('exit', (code) => failed(`exit ${code}: ${reason(out)}`));
+  // After `ready` these change nothing: a state is written once.
+  child.once('error', (e) => void state.failed(e.message));
+  child.once('exit', (code) => void state.failed(`exit ${code}: ${reason(out)}`));
   return {
     url: `postgres://postgres@127.0.0.1:${port}/partner_sim_test`,
-    state,
+    state: state.path,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.stdin?.end(); // the script's command ends, and its trap stops and deletes the cluster
         await exited;
       }
-      await rm(dirname(state), { recursive: true, force: true });
+      await state.remove();
     },
   };
 }
