@@ -26,24 +26,6 @@ async function childCpuSeconds(): Promise<number | undefined> {
 }
 
 /**
- * How fast this machine's CPU runs right now: the best of three runs of a fixed single-thread
- * loop, in ms. On a shared host the same suite took 145 s and 190 s of CPU in one run and
- * 174 s and 240 s two runs later, when this loop ran 390 ms, then ~500 ms: printed before and
- * after the suite, it says which kind of run a wall time came from.
- */
-function cpuCheckMs(): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (let run = 0; run < 3; run++) {
-    const t0 = performance.now();
-    let x = 0;
-    for (let i = 0; i < 300_000_000; i++) x += i % 7;
-    best = Math.min(best, performance.now() - t0);
-    if (x < 0) throw new Error('unreachable: keeps the loop from being optimised away');
-  }
-  return best;
-}
-
-/**
  * `npm test`'s suite (the same vitest run, with the JSON reporter) timed from outside: wall
  * time, the CPU time of everything it started (PostgreSQL, Chromium, simulators), and the ten
  * slowest files. The figure is tracked here rather than asserted in a test.
@@ -57,7 +39,6 @@ export const suiteTimeBenchmark: Benchmark = {
     const out = await mkdtemp(join(tmpdir(), 'partner-sim-suite-time-'));
     try {
       const json = join(out, 'vitest.json');
-      const checkBefore = cpuCheckMs();
       const cpu0 = await childCpuSeconds();
       const t0 = performance.now();
       const code = await new Promise<number>((resolve, reject) => {
@@ -78,7 +59,6 @@ export const suiteTimeBenchmark: Benchmark = {
       });
       const wallS = (performance.now() - t0) / 1000;
       const cpu1 = await childCpuSeconds();
-      const checkAfter = cpuCheckMs();
       const report = JSON.parse(await readFile(json, 'utf8')) as JsonReport;
       const files = report.testResults
         .map((r) => ({ file: relative(fromRoot(), r.name), s: (r.endTime - r.startTime) / 1000 }))
@@ -95,8 +75,6 @@ export const suiteTimeBenchmark: Benchmark = {
       const lines = [
         `${report.numTotalTests} tests in ${files.length} files, ${report.numFailedTests} failed (exit ${code})`,
         `wall time ${fmt(wallS)} s (target <= ${TARGET_S} s)${cpu}`,
-        `CPU check (a fixed loop, best of 3): ${fmt(checkBefore, 0)} ms before the suite, ${fmt(checkAfter, 0)} ms after` +
-          (checkAfter > checkBefore * 1.1 ? ': the machine slowed during the run' : ''),
         'slowest files (their own wall time; files run in parallel):',
         ...files.slice(0, 10).map((f) => `  ${fmt(f.s).padStart(6)} s  ${f.file}`),
       ];
