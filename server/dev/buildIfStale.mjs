@@ -4,11 +4,10 @@
 // for 7-11 s. Plain JavaScript: it must run before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isTest, SOURCE_DIRS, transpileSources } from './transpile.mjs';
 
-/** Folders compiled into dist/ (tsconfig.build.json `include`), walked for changes. */
-const SOURCE_DIRS = ['server', 'bench', 'contracts'];
 /** Files outside them the build reads: the documents (spec cache) and the compiler settings. */
 const SOURCE_FILES = [
   'openapi.yaml',
@@ -22,9 +21,6 @@ export const BUILD_STAMPS = [
   join('dist', 'spec-cache', 'openapi.yaml.json'),
   join('dist', 'spec-cache', 'admin.openapi.yaml.json'),
 ];
-
-// Contract scenarios (contracts/*.test.ts) are built and shipped; other tests are not built.
-const isTest = (path) => /\.test\.[cm]?[jt]s$/.test(path) && !path.startsWith(`contracts${sep}`);
 
 /**
  * The newest input, folders included: a deleted or renamed source changes its folder's
@@ -75,20 +71,30 @@ export function staleReason(root) {
   return undefined;
 }
 
-/** Build `root` when stale; returns the exit status (0 when nothing had to be done). */
-export function buildIfStale(root) {
+/**
+ * Build `root` when stale; resolves with the exit status (0 when nothing had to be done). The
+ * sources are transpiled without a type check (transpile.mjs: ~0.6 s where `tsc` took ~10 s
+ * on a fresh clone), then the same steps as `npm run build` after `tsc` (`build:assets`).
+ */
+export async function buildIfStale(root) {
   const reason = staleReason(root);
   if (reason === undefined) {
     process.stderr.write('partner-sim: dist/ is up to date, not rebuilding\n');
     return 0;
   }
   process.stderr.write(`partner-sim: building (${reason})\n`);
+  try {
+    await transpileSources(root);
+  } catch (e) {
+    process.stderr.write(`partner-sim: the build failed: ${e.message}\n`);
+    return 1;
+  }
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  return spawnSync(npm, ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' }).status ?? 1;
+  return spawnSync(npm, ['run', 'build:assets', '--silent'], { cwd: root, stdio: 'inherit' }).status ?? 1;
 }
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  process.exitCode = buildIfStale(projectRoot);
+  process.exitCode = await buildIfStale(projectRoot);
 }

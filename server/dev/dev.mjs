@@ -91,9 +91,9 @@ export function supervise({
   };
 }
 
-function main() {
+async function main() {
   const root = projectRoot;
-  const status = buildIfStale(root);
+  const status = await buildIfStale(root);
   if (status !== 0) return status;
   // dist/ is up to date: serve at once. The compiler's first pass rewrites all of dist/, so
   // watching starts when it reports that it is done.
@@ -139,6 +139,6 @@ function main() {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const status = main();
+  const status = await main();
   if (status !== undefined) process.exitCode = status;
 }
