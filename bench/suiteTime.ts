@@ -26,19 +26,31 @@ async function childCpuSeconds(): Promise<number | undefined> {
 }
 
 /**
- * `npm test`'s suite (the same vitest run, with the JSON reporter) timed from outside: wall
- * time, the CPU time of everything it started (PostgreSQL, Chromium, simulators), and the ten
- * slowest files. The figure is tracked here rather than asserted in a test.
+ * `npm test` as a fresh clone runs it, timed from outside: its build of dist/ (pretest, forced
+ * here), then the same vitest run with the JSON reporter: wall time, the CPU time of everything
+ * the run started (PostgreSQL, Chromium, simulators), and the ten slowest files. The figure is
+ * tracked here rather than asserted in a test.
  */
 export const suiteTimeBenchmark: Benchmark = {
   name: 'test suite',
-  target: `npm test's vitest run: wall time <= ${TARGET_S} s on 2 cores (quiet machine); the ten slowest files`,
+  target: `npm test from a fresh clone (its build of dist/, then the vitest run): <= ${TARGET_S} s on 2 cores (quiet machine); the ten slowest files`,
   async run({ flags }) {
     // `--suite-files <filter>`: only the files vitest's filter selects (a quick check of this entry).
     const filters = flags['suite-files'] ? [flags['suite-files']] : [];
     const out = await mkdtemp(join(tmpdir(), 'partner-sim-suite-time-'));
     try {
       const json = join(out, 'vitest.json');
+      // What `npm test` does first on a fresh clone (pretest): the build of a stale dist/.
+      const b0 = performance.now();
+      const built = await new Promise<number>((resolve, reject) => {
+        const child = spawn(process.execPath, [fromRoot('server', 'dev', 'buildIfStale.mjs'), '--force'], {
+          cwd: fromRoot(),
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+        child.once('error', reject);
+        child.once('close', (c) => resolve(c ?? 1));
+      });
+      const buildS = (performance.now() - b0) / 1000;
       const cpu0 = await childCpuSeconds();
       const t0 = performance.now();
       const code = await new Promise<number>((resolve, reject) => {
@@ -74,11 +86,11 @@ export const suiteTimeBenchmark: Benchmark = {
       }
       const lines = [
         `${report.numTotalTests} tests in ${files.length} files, ${report.numFailedTests} failed (exit ${code})`,
-        `wall time ${fmt(wallS)} s (target <= ${TARGET_S} s)${cpu}`,
+        `wall time ${fmt(wallS)} s${cpu}; with the build a fresh clone's npm test makes first (${fmt(buildS)} s, exit ${built}): ${fmt(wallS + buildS)} s (target <= ${TARGET_S} s)`,
         'slowest files (their own wall time; files run in parallel):',
         ...files.slice(0, 10).map((f) => `  ${fmt(f.s).padStart(6)} s  ${f.file}`),
       ];
-      return { lines, ok: code === 0 && wallS <= TARGET_S };
+      return { lines, ok: code === 0 && built === 0 && wallS + buildS <= TARGET_S };
     } finally {
       await rm(out, { recursive: true, force: true });
     }

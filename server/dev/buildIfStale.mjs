@@ -72,9 +72,7 @@ export function staleReason(root) {
 }
 
 /**
- * Build `root` when stale; resolves with the exit status (0 when nothing had to be done). The
- * sources are transpiled without a type check (transpile.mjs: ~0.6 s where `tsc` took ~10 s
- * on a fresh clone), then the same steps as `npm run build` after `tsc` (`build:assets`).
+ * Build `root` when stale; resolves with the exit status (0 when nothing had to be done).
  */
 export async function buildIfStale(root) {
   const reason = staleReason(root);
@@ -83,6 +81,15 @@ export async function buildIfStale(root) {
     return 0;
   }
   process.stderr.write(`partner-sim: building (${reason})\n`);
+  return quickBuild(root);
+}
+
+/**
+ * The build `npm start` and `npm test` make: the sources transpiled without a type check
+ * (transpile.mjs: ~0.6 s where `tsc` took ~10 s on a fresh clone), then the same steps as
+ * `npm run build` after `tsc` (`build:assets`). Resolves with the exit status.
+ */
+export async function quickBuild(root) {
   try {
     await transpileSources(root);
   } catch (e) {
@@ -96,5 +103,19 @@ export async function buildIfStale(root) {
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  process.exitCode = await buildIfStale(projectRoot);
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(
+      'Usage: node server/dev/buildIfStale.mjs [--force]\n\n' +
+        'Builds dist/ as npm start and npm test do (sources transpiled, then npm run build:assets)\n' +
+        'when it is older than its sources; --force builds it anyway (the bench times it).\n',
+    );
+  } else if (args.length > 0 && !(args.length === 1 && args[0] === '--force')) {
+    process.stderr.write(
+      `buildIfStale: unexpected argument ${args.find((a) => a !== '--force')}; see --help\n`,
+    );
+    process.exitCode = 2;
+  } else
+    process.exitCode =
+      args[0] === '--force' ? await quickBuild(projectRoot) : await buildIfStale(projectRoot);
 }
