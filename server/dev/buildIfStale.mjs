@@ -2,10 +2,10 @@
 // `npm start` and `npm run dev` run this before starting: it builds only when dist/ is older
 // than what it is built from, so an unchanged checkout starts at once instead of compiling
 // for 7-11 s. Plain JavaScript: it must run before anything is compiled.
-import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUILD_STAMPS, buildAssets } from './buildAssets.mjs';
 import { isTest, SOURCE_DIRS, transpileSources } from './transpile.mjs';
 
 /** Files outside them the build reads: the documents (spec cache) and the compiler settings. */
@@ -16,11 +16,7 @@ const SOURCE_FILES = [
   'tsconfig.build.json',
   'package-lock.json',
 ];
-/** Written last by `npm run build` (buildSpecCache.ts), so they date the whole build. */
-export const BUILD_STAMPS = [
-  join('dist', 'spec-cache', 'openapi.yaml.json'),
-  join('dist', 'spec-cache', 'admin.openapi.yaml.json'),
-];
+export { BUILD_STAMPS };
 
 /**
  * The newest input, folders included: a deleted or renamed source changes its folder's
@@ -96,8 +92,7 @@ export async function quickBuild(root) {
     process.stderr.write(`partner-sim: the build failed: ${e.message}\n`);
     return 1;
   }
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  return spawnSync(npm, ['run', 'build:assets', '--silent'], { cwd: root, stdio: 'inherit' }).status ?? 1;
+  return buildAssets(root);
 }
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
