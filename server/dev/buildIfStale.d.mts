@@ -1,4 +1,3 @@
-export declare const BUILD_STAMPS: string[];
 export declare const projectRoot: string;
 export declare function staleReason(root: string): string | undefined;
 export declare function buildIfStale(root: string): Promise<number>;

@@ -16,7 +16,6 @@ const SOURCE_FILES = [
   'tsconfig.build.json',
   'package-lock.json',
 ];
-export { BUILD_STAMPS };
 
 /**
  * The newest input, folders included: a deleted or renamed source changes its folder's
@@ -98,19 +97,18 @@ export async function quickBuild(root) {
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) {
+  const [flag, ...rest] = process.argv.slice(2);
+  if (flag === '--help' || flag === '-h') {
     process.stdout.write(
       'Usage: node server/dev/buildIfStale.mjs [--force]\n\n' +
         'Builds dist/ as npm start and npm test do (sources transpiled, then npm run build:assets)\n' +
         'when it is older than its sources; --force builds it anyway (the bench times it).\n',
     );
-  } else if (args.length > 0 && !(args.length === 1 && args[0] === '--force')) {
+  } else if (rest.length > 0 || (flag !== undefined && flag !== '--force')) {
     process.stderr.write(
-      `buildIfStale: unexpected argument ${args.find((a) => a !== '--force')}; see --help\n`,
+      `buildIfStale: unexpected argument ${flag === '--force' ? rest[0] : flag}; see --help\n`,
     );
     process.exitCode = 2;
   } else
-    process.exitCode =
-      args[0] === '--force' ? await quickBuild(projectRoot) : await buildIfStale(projectRoot);
+    process.exitCode = flag === '--force' ? await quickBuild(projectRoot) : await buildIfStale(projectRoot);
 }

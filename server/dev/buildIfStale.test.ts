@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, rm, unlink, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BUILD_STAMPS, staleReason } from './buildIfStale.mjs';
+import { BUILD_STAMPS } from './buildAssets.mjs';
+import { staleReason } from './buildIfStale.mjs';
 
 let root: string;
 const OLD = new Date('2026-01-01T00:00:00Z');

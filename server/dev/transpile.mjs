@@ -8,13 +8,6 @@ import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { build } from 'esbuild';
 
-/** The options every transpile of the sources uses (what tsconfig.json would emit). */
-export const TRANSPILE = {
-  format: 'esm',
-  target: 'es2022',
-  tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
-};
-
 /** Folders compiled into dist/ (tsconfig.build.json `include`). */
 export const SOURCE_DIRS = ['server', 'bench', 'contracts'];
 
@@ -42,18 +35,28 @@ function sources(root) {
   return found;
 }
 
-/** Every source as dist/<same path>.js; resolves with how many files were written. */
-export async function transpileSources(root) {
-  const entryPoints = sources(root);
+/**
+ * `files` (paths under `root`) as `outdir`/<same path>.js: types erased, imports kept as
+ * written (what tsconfig.json would emit). Throws, writing nothing, on a syntax error.
+ */
+export async function transpileFiles(root, files, outdir) {
   await build({
-    ...TRANSPILE,
-    entryPoints,
+    entryPoints: files,
     outbase: root,
-    outdir: join(root, 'dist'),
+    outdir,
     bundle: false,
     platform: 'node',
-    // The error is thrown (and said by buildIfStale), not also printed here.
+    format: 'esm',
+    target: 'es2022',
+    tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
+    // The error is thrown (and said by the caller), not also printed here.
     logLevel: 'silent',
   });
-  return entryPoints.length;
+}
+
+/** Every source as dist/<same path>.js; resolves with how many files were written. */
+export async function transpileSources(root) {
+  const files = sources(root);
+  await transpileFiles(root, files, join(root, 'dist'));
+  return files.length;
 }

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
-import { transform } from 'esbuild';
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fromRoot } from '../core/root.js';
 import { bundleCli } from '../dev/bundleCli.js';
-import { TRANSPILE } from '../dev/transpile.mjs';
+import { transpileFiles } from '../dev/transpile.mjs';
 
 /** The package's entries (package.json `exports`: the CLI, the API, the doubles) of the current sources. */
 const PACKAGE_ENTRIES = ['cli', 'index', 'doubles/reactNative', 'doubles/capacitor'];
@@ -59,18 +58,10 @@ async function sourceBuild(): Promise<string> {
   );
   if (existsSync(out)) return out;
   const temp = `${out}.${process.pid}.tmp`;
-  // esbuild's transform, not TypeScript's transpileModule: the same output for these files
-  // (types erased, imports kept as written) in a tenth of the time on a fresh clone; the
-  // settings are those of `npm start`'s and `npm test`'s build (server/dev/transpile.mjs).
-  const options = { ...TRANSPILE, loader: 'ts' } as const;
-  await Promise.all(
-    [...files].map(async ([f, text]) => {
-      const { code } = await transform(text, { ...options, sourcefile: f });
-      const target = join(temp, relative(fromRoot(), f)).replace(/\.ts$/, '.js');
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, code);
-    }),
-  );
+  // esbuild, not TypeScript's transpileModule: the same output for these files (types erased,
+  // imports kept as written) in a tenth of the time on a fresh clone, as `npm start`'s and
+  // `npm test`'s build of dist/ makes it (server/dev/transpile.mjs).
+  await transpileFiles(fromRoot(), [...files.keys()], temp);
   // As in the package: a child simulator starts from one file, not ~350 modules resolved and
   // linked one by one (dynamically imported modules stay files of their own).
   await bundleCli(join(temp, 'server'));
