@@ -36,5 +36,11 @@ describe('the shared Chromium of a test run', () => {
     expect(selectsBrowserTests(argv('run', 'server/ui/dashboardNav'))).toBe(true);
     expect(selectsBrowserTests(argv('run', './sdk-tests/capacitorNativeChromium.test.ts'))).toBe(true);
     expect(selectsBrowserTests(argv('run', 'server/core', '--reporter=dot'))).toBe(false);
+    // Option values are not filters: these runs select every file.
+    expect(selectsBrowserTests(argv('run', '--config', 'vitest.other.config.ts', '--reporter', 'dot'))).toBe(
+      true,
+    );
+    expect(selectsBrowserTests(argv('--project', 'x', '-t', 'polls'))).toBe(true);
+    expect(selectsBrowserTests(argv('run', '--reporter', 'dot', 'server/core'))).toBe(false);
   });
 });

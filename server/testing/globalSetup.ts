@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { parseCLI } from 'vitest/node';
 import { CHROMIUM_STATE, createSetupState, PG_STATE } from './setupState.js';
 import { havePostgresBinaries, startThrowawayCluster } from './throwawayCluster.js';
 
@@ -13,11 +14,23 @@ export const BROWSER_TESTS = [
   'sdk-tests/capacitorNativeChromium.test.ts',
 ];
 
-/** Whether vitest's file filters (positional arguments; none: every file) select a browser test. */
+/**
+ * Whether vitest's file filters (none: every file) select a browser test. vitest's own parser
+ * tells filters from option values: `--config x.ts` or `--reporter dot` name no test file.
+ */
 export function selectsBrowserTests(argv: string[]): boolean {
-  const filters = argv.slice(2).filter((a) => !a.startsWith('-') && a !== 'run' && a !== 'watch');
+  const args = argv.slice(2);
+  let filter: string[];
+  try {
+    ({ filter } = parseCLI([
+      'vitest',
+      ...(['run', 'watch', 'dev'].includes(args[0] ?? '') ? args : ['run', ...args]),
+    ]));
+  } catch {
+    return true; // arguments vitest itself refuses: the run stops anyway, browser or not
+  }
   return (
-    filters.length === 0 || filters.some((f) => BROWSER_TESTS.some((t) => t.includes(f.replace(/^\.\//, ''))))
+    filter.length === 0 || filter.some((f) => BROWSER_TESTS.some((t) => t.includes(f.replace(/^\.\//, ''))))
   );
 }
 
