@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { PartnerClient } from '../server/client/partnerClient.js';
 import { TokenService } from '../server/domain/tokens.js';
 import { PlaudSdkWeb } from '../server/doubles/capacitor.js';
@@ -29,6 +29,7 @@ async function phoneOf(kind: 'rn' | 'capacitor', userId = `android-${kind}-${++n
     onError: () => {},
   };
   const sdk: Sdk = kind === 'rn' ? new PlaudSdkDouble(options) : new PlaudSdkWeb(options);
+  onTestFinished(() => sdk.dispose()); // its phone's event polling stops with the test
   const seen: Array<{ name: EventName; data: unknown }> = [];
   for (const name of [
     'scanResult',
@@ -127,6 +128,7 @@ describe('Capacitor on Android: payloads as PlaudSdkPlugin.java sends them', () 
       timing: 'instant',
       onError: () => {},
     });
+    onTestFinished(() => sdk.dispose());
     const seen: Array<{ name: string; data: Record<string, unknown> }> = [];
     for (const name of ['scanResult', 'bind', 'fileList'] as const)
       void sdk.addListener(name, (data) => seen.push({ name, data: data as never }));

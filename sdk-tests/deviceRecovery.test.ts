@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { configurePlaudSdkDouble } from 'plaud-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
 import { PartnerClient } from '../server/client/partnerClient.js';
 import { fetchBinding } from '../server/client/recovery.js';
@@ -27,7 +27,12 @@ type Case = components['schemas']['ArrangeCase'];
 // The arrange answer as server/admin.openapi.yaml declares it, not retyped here.
 type Arrangement = components['schemas']['Arrangement'];
 
-const BRIDGES: Array<{ name: string; platform: Platform; make: (o: object) => Bridge }> = [
+// Each case's double is disposed after it: its phone's event polling stops (dispose()).
+const BRIDGES: Array<{
+  name: string;
+  platform: Platform;
+  make: (o: object) => Bridge & { dispose(): void };
+}> = [
   { name: 'react-native', platform: 'ios', make: (o) => configurePlaudSdkDouble(o) },
   { name: 'react-native', platform: 'android', make: (o) => configurePlaudSdkDouble(o) },
   { name: 'capacitor', platform: 'android', make: (o) => new PlaudSdkWeb(o) },
@@ -73,6 +78,7 @@ describe.each(BRIDGES)('recovery through the $name double on $platform', ({ name
       timing: 'instant',
       onError: (e: unknown) => errors.push(e),
     });
+    onTestFinished(() => sdk.dispose());
     await sdk.initSDK({ userAccessToken: await client.userToken(), customDomain: 'platform-us.plaud.ai' });
 
     const run = await connectWithRecovery(sdk, client, sn, async () => {});

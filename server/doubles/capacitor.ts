@@ -112,6 +112,16 @@ export class PlaudSdkWeb implements BridgeMethods {
     return plain(() => this.core.recoveryConnectBleDevice(device, historicalId));
   }
 
+  /**
+   * Test helper, not in the plugin: stops polling the simulator and forgets the virtual phone
+   * there (a later initSDK starts a new one). A page keeps its one plugin for its life; a test
+   * that makes one per case disposes each, or its phone's event polling goes on (less and less
+   * often) after the simulator stopped.
+   */
+  dispose(): void {
+    this.core.dispose();
+  }
+
   async readFile(o: { path: string }): Promise<{ data: string }> {
     if (!o?.path) throw new Error('path is required');
     const bytes = this.core.readExport(o.path);

@@ -100,6 +100,14 @@ export class PlaudSdkDouble implements BridgeMethods {
     return this.core.recoveryConnectBleDevice(device, historicalId);
   }
   /**
+   * Test helper, not in the module: stops polling the simulator and forgets the virtual phone
+   * there (a later initSDK starts a new one), as `configure` does before it starts afresh. For
+   * tests that make a double per case with `new PlaudSdkDouble(…)`.
+   */
+  dispose(): void {
+    this.core.dispose();
+  }
+  /**
    * Test helper, not in the module: the bytes an export wrote (an app reads them with
    * expo-file-system, which a test mocks with this).
    */

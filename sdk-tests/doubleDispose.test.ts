@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PartnerClient } from '../server/client/partnerClient.js';
+import { PlaudSdkWeb } from '../server/doubles/capacitor.js';
+import { PlaudSdkDouble } from '../server/doubles/reactNative.js';
+import { DEMO_US } from '../server/testing/http.js';
+import { startTestServer, type TestServer } from '../server/testing/testServer.js';
+
+// A double's virtual phone polls the simulator for its events, and keeps polling (less and
+// less often) when the simulator goes away, so that an app reconnects when it comes back. A
+// test that makes a double per case disposes each: otherwise every one it made goes on
+// polling, in the background of every later test of the process.
+
+let sim: TestServer;
+beforeAll(async () => {
+  sim = await startTestServer();
+});
+afterAll(() => sim.stop());
+
+const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each([
+  ['react-native', (o: object) => new PlaudSdkDouble(o)],
+  ['capacitor', (o: object) => new PlaudSdkWeb(o)],
+] as const)('dispose() of the %s double', (kind, make) => {
+  async function started(userId: string) {
+    const calls: string[] = [];
+    const counting = ((url: string | URL | Request, init?: RequestInit) => {
+      calls.push(`${init?.method ?? 'GET'} ${String(url)}`);
+      return fetch(url, init);
+    }) as typeof fetch;
+    const sdk = make({
+      simulatorUrl: sim.url,
+      timing: 'instant',
+      pollMs: 20,
+      fetch: counting,
+      onError: () => {},
+    });
+    const client = new PartnerClient({ api: sim.api, app: DEMO_US, userId });
+    await sdk.initSDK({ userAccessToken: await client.userToken(), customDomain: 'platform-us.plaud.ai' });
+    await expect.poll(() => calls.filter((c) => c.includes('/events?')).length).toBeGreaterThan(1);
+    return { sdk, calls };
+  }
+
+  it('stops the polling and forgets the phone; without it the polling goes on', async () => {
+    const kept = await started(`dispose-${kind}-kept`);
+    const { sdk, calls } = await started(`dispose-${kind}`);
+    sdk.dispose();
+    await settle(100); // a poll already on its way, and the forget, land
+    const after = calls.length;
+    const keptBefore = kept.calls.length;
+    await settle(300); // fifteen poll intervals
+    expect(calls.slice(after)).toEqual([]);
+    expect(calls.some((c) => /^DELETE .*\/__device\/phones\/[^/?]+$/.test(c))).toBe(true);
+    // The control: the double not disposed polled all along.
+    expect(kept.calls.length - keptBefore).toBeGreaterThan(3);
+    kept.sdk.dispose();
+  });
+});
