@@ -1,11 +1,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fromRoot } from '../server/core/root.js';
+import { freePort } from '../server/testing/freePort.js';
 import { type Benchmark, BINDING_PATH, bindingRequest, fmt, spawnSimulator } from './lib.js';
 import { type LoadRequest, type LoadResult, load } from './load.js';
 
@@ -24,14 +24,6 @@ async function install(): Promise<void> {
     },
   );
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 /** Spawn `cmd` and wait until it answers `probe` with a 200 (or give up after `ms`). */
 async function startServer(

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Agent, createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'node:http';
 import { fromRoot } from '../server/core/root.js';
+import { freePort } from '../server/testing/freePort.js';
 
 /** One benchmark: measures the simulator and a baseline in the same run, prints a ratio. */
 export interface Benchmark {
@@ -90,18 +90,6 @@ export function spawnSimulator(
             child.kill('SIGTERM');
           }),
       });
-    });
-  });
-}
-
-/** A port free a moment ago, for a child whose output cannot say which port it took. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
     });
   });
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient } from '../server/client/partnerClient.js';
 import { PlaudSdkWeb } from '../server/doubles/capacitor.js';
@@ -15,8 +16,6 @@ beforeAll(async () => {
   sim = await startTestServer();
 });
 afterAll(() => sim.stop());
-
-const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each([
   ['react-native', (o: object) => new PlaudSdkDouble(o)],
@@ -45,10 +44,10 @@ describe.each([
     const kept = await started(`dispose-${kind}-kept`);
     const { sdk, calls } = await started(`dispose-${kind}`);
     sdk.dispose();
-    await settle(100); // a poll already on its way, and the forget, land
+    await sleep(100); // a poll already on its way, and the forget, land
     const after = calls.length;
     const keptBefore = kept.calls.length;
-    await settle(300); // fifteen poll intervals
+    await sleep(300); // fifteen poll intervals
     expect(calls.slice(after)).toEqual([]);
     expect(calls.some((c) => /^DELETE .*\/__device\/phones\/[^/?]+$/.test(c))).toBe(true);
     // The control: the double not disposed polled all along.

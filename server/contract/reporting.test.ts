@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useContractRuns } from '../testing/contractRuns.js';
+import { freePort } from '../testing/freePort.js';
 import { sourceSuite } from '../testing/sourceBuild.js';
 import { startTestServer } from '../testing/testServer.js';
 import { runContract } from './command.js';
@@ -21,15 +21,6 @@ async function run(argv: string[]): Promise<{ code: number; out: string }> {
   return { code, out };
 }
 
-/** A port nothing listens on (bound, then released). */
-async function deadPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((done) => s.listen(0, '127.0.0.1', done));
-  const { port } = s.address() as { port: number };
-  await new Promise((done) => s.close(done));
-  return port;
-}
-
 interface Results {
   unreachable?: string;
   coverage: { operations: { operation: string; statuses: { status: string; exercised: boolean }[] }[] };
@@ -41,7 +32,7 @@ const results = async (dir: string) =>
 // Each test runs the suite in vitest children (two with --compare): minutes on a busy machine.
 describe('partner-sim contract reports', { timeout: 120_000 }, () => {
   it('a target that is down fails the run, and every report says target unreachable with the URL', async () => {
-    const url = `http://127.0.0.1:${await deadPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const dir = await reportsDir();
     const { code, out } = await run(['--target', url, '--reports-dir', dir]);
     expect(code).toBe(1);

@@ -19,13 +19,9 @@ export const BROWSER_TESTS = [
  * tells filters from option values: `--config x.ts` or `--reporter dot` name no test file.
  */
 export function selectsBrowserTests(argv: string[]): boolean {
-  const args = argv.slice(2);
   let filter: string[];
   try {
-    ({ filter } = parseCLI([
-      'vitest',
-      ...(['run', 'watch', 'dev'].includes(args[0] ?? '') ? args : ['run', ...args]),
-    ]));
+    ({ filter } = parseCLI(['vitest', ...argv.slice(2)])); // it knows run/watch from a filter
   } catch {
     return true; // arguments vitest itself refuses: the run stops anyway, browser or not
   }

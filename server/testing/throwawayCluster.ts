@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fromRoot } from '../core/root.js';
+import { freePort } from './freePort.js';
 import { createSetupState } from './setupState.js';
 
 export function havePostgresBinaries(): boolean {
@@ -10,17 +10,6 @@ export function havePostgresBinaries(): boolean {
   return readdirSync(root).some(
     (v) => existsSync(`${root}/${v}/bin/initdb`) && existsSync(`${root}/${v}/bin/pg_ctl`),
   );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** The lines of the script's output that say what went wrong (PostgreSQL logs much else). */
