@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { type BrowserContext, type BrowserContextOptions, chromium } from 'playwright-core';
 import { it } from 'vitest';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from './chromiumServer.js';
+import { CHROMIUM, CHROMIUM_INSTALL, haveChromium } from './chromiumPath.js';
+import { CHROMIUM_ARGS } from './chromiumServer.js';
 import { awaitSetupState, CHROMIUM_STATE } from './setupState.js';
 
 export { haveChromium };
@@ -13,7 +14,7 @@ export { haveChromium };
 export function requireChromiumInCi(what: string): void {
   if (haveChromium || !process.env.CI) return;
   it(`needs Debian Chromium for ${what}`, () => {
-    throw new Error(`${CHROMIUM} is missing: .ci/run installs it with apt-get install chromium`);
+    throw new Error(`no Chromium (${CHROMIUM}): .ci/run installs it, ${CHROMIUM_INSTALL}`);
   });
 }
 

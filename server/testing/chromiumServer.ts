@@ -1,14 +1,12 @@
-import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
+import { CHROMIUM } from './chromiumPath.js';
 
 /**
- * Debian's Chromium for the browser tests (never a browser download): headless, sandbox off
+ * Debian's Chromium (chromiumPath.ts) for the browser tests: headless, sandbox off
  * (root in CI), nothing phoning home. `npm test`'s global setup starts one browser server for
  * the whole run (its endpoint reaches the workers through CHROMIUM_STATE, setupState.ts); each
  * test file then opens its own context in it instead of launching a browser of its own (issue 33).
  */
-export const CHROMIUM = '/usr/bin/chromium';
-export const haveChromium = existsSync(CHROMIUM);
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',

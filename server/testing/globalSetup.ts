@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
 import { parseCLI } from 'vitest/node';
+import { CHROMIUM_INSTALL, haveChromium } from './chromiumPath.js';
 import { CHROMIUM_STATE, createSetupState, PG_STATE } from './setupState.js';
 import { havePostgresBinaries, startThrowawayCluster } from './throwawayCluster.js';
 
@@ -43,8 +43,8 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   const stops: (() => Promise<void>)[] = [];
   // Neither Chromium nor PostgreSQL is waited for: each takes a second or two to start, and
   // only the files that need one wait for it (setupState.ts).
-  if (!existsSync('/usr/bin/chromium')) {
-    missing.push('Chromium (dashboard and Capacitor tests: apt-get install chromium)');
+  if (!haveChromium) {
+    missing.push(`Chromium (dashboard and Capacitor tests: ${CHROMIUM_INSTALL})`);
   } else if (selectsBrowserTests(process.argv)) {
     const state = await createSetupState('chromium');
     process.env[CHROMIUM_STATE] = state.path;

@@ -10,7 +10,13 @@ let made = 0;
 /** A new empty database beside the one `serverUrl` names; `drop` removes it (connections and all). */
 export async function createDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `ps_${process.pid}_${++made}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin(serverUrl, `CREATE DATABASE ${name}`);
+  // FILE_COPY copies the template's files; PostgreSQL 15's default (WAL_LOG) writes them all
+  // through the WAL: 150 against 250 ms of the server's CPU a database (create and drop),
+  // measured on the throw-away cluster (issue 33). Servers before 15 know no STRATEGY.
+  await admin(serverUrl, `CREATE DATABASE ${name} STRATEGY = FILE_COPY`).catch((e: { code?: string }) => {
+    if (e.code !== '42601') throw e;
+    return admin(serverUrl, `CREATE DATABASE ${name}`);
+  });
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
