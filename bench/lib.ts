@@ -130,9 +130,14 @@ export async function spawnSimulatorToNull(args: string[]): Promise<SpawnedSim> 
   };
 }
 
-/** `n` sequential keep-alive requests; returns wall µs per request. */
-export async function drive(url: string, headers: Record<string, string>, n: number): Promise<number> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+/** `n` sequential requests (keep-alive unless told); returns wall µs per request. */
+export async function drive(
+  url: string,
+  headers: Record<string, string>,
+  n: number,
+  { keepAlive = true }: { keepAlive?: boolean } = {},
+): Promise<number> {
+  const agent = new Agent({ keepAlive, maxSockets: 1 });
   const once = () =>
     new Promise<void>((resolve, reject) => {
       const req = request(url, { headers, agent }, (res) => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fromRoot } from '../server/core/root.js';
 import { DURATIONS_FILE } from '../server/testing/longestFirst.js';
+import { hostPace, paceLine } from './hostPace.js';
 import { type Benchmark, fmt } from './lib.js';
 
 const TARGET_S = 150;
@@ -40,6 +41,8 @@ export const suiteTimeBenchmark: Benchmark = {
     const out = await mkdtemp(join(tmpdir(), 'partner-sim-suite-time-'));
     try {
       const json = join(out, 'vitest.json');
+      // The host's pace around the run: the same code's figure moves with it (hostPace.ts).
+      const paceBefore = await hostPace();
       // What `npm test` does first on a fresh clone (pretest): the build of a stale dist/.
       const b0 = performance.now();
       const built = await new Promise<number>((resolve, reject) => {
@@ -71,6 +74,7 @@ export const suiteTimeBenchmark: Benchmark = {
       });
       const wallS = (performance.now() - t0) / 1000;
       const cpu1 = await childCpuSeconds();
+      const paceAfter = await hostPace();
       const report = JSON.parse(await readFile(json, 'utf8')) as JsonReport;
       const files = report.testResults
         .map((r) => ({ file: relative(fromRoot(), r.name), s: (r.endTime - r.startTime) / 1000 }))
@@ -87,6 +91,7 @@ export const suiteTimeBenchmark: Benchmark = {
       const lines = [
         `${report.numTotalTests} tests in ${files.length} files, ${report.numFailedTests} failed (exit ${code})`,
         `wall time ${fmt(wallS)} s${cpu}; with the build a fresh clone's npm test makes first (${fmt(buildS)} s, exit ${built}): ${fmt(wallS + buildS)} s (target <= ${TARGET_S} s)`,
+        `host pace (a fixed workload) before the run: ${paceLine(paceBefore)}; after it: ${paceLine(paceAfter)}`,
         'slowest files (their own wall time; files run in parallel):',
         ...files.slice(0, 10).map((f) => `  ${fmt(f.s).padStart(6)} s  ${f.file}`),
       ];

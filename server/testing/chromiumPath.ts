@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
  * - `chromium`, the full browser, run headless.
  * No playwright here: the global setup asks without loading it.
  */
-export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'] as const;
+const CHROMIUM_CANDIDATES = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'] as const;
 
 /** The one to launch (the first candidate when none is installed: the one named in errors). */
 export const CHROMIUM: string =
