@@ -4,8 +4,8 @@ import { existsSync } from 'node:fs';
  * Which of Debian's Chromium builds the browser tests drive (never a browser download), the
  * first installed of:
  * - `chromium-headless-shell` (Debian package of that name): Chromium's headless-only build,
- *   what playwright itself runs headless. The browser files took ~15% less CPU in it than in
- *   the full browser, measured alternately (38.7-39.7 s against 44.5-45.9 s; issue 33), with
+ *   what playwright itself runs headless. The browser files took less CPU in it than in the
+ *   full browser, four runs measured alternately (38-41 s against 44-56 s; issue 33), with
  *   the same Blink and V8;
  * - `chromium`, the full browser, run headless.
  * No playwright here: the global setup asks without loading it.
