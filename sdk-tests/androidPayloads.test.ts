@@ -179,9 +179,9 @@ describe("a phone's Bluetooth and permissions, arranged through the control API"
   it('React Native Android: ERR_PLAUD_PERMISSIONS on a scan, requestPermissions false, Bluetooth off times the scan out at once', async () => {
     const { sdk, arrange, event } = await phoneOf('rn');
     const rn = sdk as PlaudSdkDouble;
-    expect(await rn.requestPermissions()).toEqual({ granted: true });
+    expect(await rn.requestPermissions!()).toEqual({ granted: true });
     await arrange({ permissions: 'denied' });
-    expect(await rn.requestPermissions()).toEqual({ granted: false });
+    expect(await rn.requestPermissions!()).toEqual({ granted: false });
     await expect(rn.startScan()).rejects.toMatchObject({
       code: 'ERR_PLAUD_PERMISSIONS',
       message: 'Bluetooth permissions were denied — scanning is not possible',

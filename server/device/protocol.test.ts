@@ -196,6 +196,35 @@ describe('timing follows the app clock', () => {
     expect((await on(id, 'GET', '')).body).toMatchObject({ connected: true, scanning: false });
   });
 
+  it('keep_scanning leaves the scan on: its events and the handshake come in time order', async () => {
+    const advance = (ms: number) =>
+      http('POST', `${sim.admin}/clock`, { json: { client_id: DEMO_US.client_id, advance_ms: ms } });
+    const names = async (id: string) => (await events(id)).events.map((e: { name: string }) => e.name);
+    // Paired: a 30 s window does not hold the ~1 s handshake back.
+    const paired = fresh();
+    await arrange(paired, 'never_paired');
+    const a = await phone({ platform: 'android' });
+    await on(a, 'POST', '/scan', { window_ms: 30_000 });
+    expect(
+      (await on(a, 'POST', '/connect', { serialNumber: paired, keep_scanning: true })).body.outcome,
+    ).toBe('paired');
+    await advance(1500);
+    expect(await names(a)).toContain('bind');
+    expect(await names(a)).not.toContain('scanTimeout');
+    expect((await on(a, 'GET', '')).body).toMatchObject({ connected: true, scanning: true });
+    // Refused: Android's 10 s handshake timeout ends after a 3 s window, so scanTimeout comes first.
+    const locked = fresh();
+    await arrange(locked, 'classic_lock');
+    const b = await phone({ platform: 'android' });
+    await on(b, 'POST', '/scan', { window_ms: 3000 });
+    const c = await on(b, 'POST', '/connect', { serialNumber: locked, keep_scanning: true });
+    expect(c.body).toMatchObject({ outcome: 'refused', reason: 'TOKEN_NOT_MARCH' });
+    await advance(10_500);
+    const after = (await names(b)).filter((n: string) => n !== 'scanResult');
+    expect(after).toEqual(['scanTimeout', 'connectState', 'connectFail']);
+    expect((await on(b, 'GET', '')).body).toMatchObject({ scanning: false });
+  });
+
   it("settles a depair's pending link drop on disconnect: a quick reconnect is not refused", async () => {
     const sn = fresh();
     await arrange(sn, 'never_paired');

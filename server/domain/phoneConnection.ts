@@ -74,7 +74,7 @@ export function openConnection(
   token: string,
   req: Dev['ConnectRequest'],
   now: number,
-): { next: PhoneRecord; view: ConnectionView } {
+): { next: PhoneRecord; view: ConnectionView; handshakeSeq: number } {
   const base = {
     sn,
     uuid: uuidFor(cur, rec.mac),
@@ -82,12 +82,11 @@ export function openConnection(
     reason,
   };
   const evs = handshakeEvents(cur, base);
-  // Connecting ends the scan (both bridges stop it first), so its pending events cannot hold
-  // the handshake's back; a depair's pending link drop is no answer to this connect.
-  const ready: PhoneRecord = {
-    ...settleDepair(dropPending(cur, 'scan', now), now, false),
-    scan_ends_at: null,
-  };
+  // Connecting ends the scan unless the bridge leaves it on (keep_scanning); a depair's
+  // pending link drop is no answer to this connect.
+  const keep = req.keep_scanning === true;
+  const settled = settleDepair(keep ? cur : dropPending(cur, 'scan', now), now, false);
+  const ready: PhoneRecord = keep ? settled : { ...settled, scan_ends_at: null };
   const c: ConnectionRecord = {
     ...base,
     handshake_token: token,
@@ -96,11 +95,31 @@ export function openConnection(
     started_at: now,
     settles_at: now + Math.max(0, ...evs.map((e) => e.after)),
   };
+  const handshake = evs.map((e) => ({ at: now + e.after, name: e.name, data: e.data, tag: 'conn' as const }));
+  // A queue is due in order, so a scan left on (its timeout up to 10 s away) would hold the
+  // handshake back: the events not yet due are queued again with the handshake's, by time,
+  // under new numbers (never handed out, so no client's cursor has passed them).
+  const pending = keep ? ready.events.filter((e) => e.at > now) : [];
+  const due = keep ? ready.events.filter((e) => e.at <= now) : ready.events;
   const next = schedule(
-    { ...ready, connection: c },
-    evs.map((e) => ({ at: now + e.after, name: e.name, data: e.data, tag: 'conn' as const })),
+    { ...ready, events: due, connection: c },
+    byTime(
+      pending.map(({ seq: _seq, ...e }) => e),
+      handshake,
+    ),
   );
-  return { next, view: connectionView(c, now) };
+  const handshakeSeq = next.events.findLast((e) => e.tag === 'conn')?.seq ?? next.seq;
+  return { next, view: connectionView(c, now), handshakeSeq };
+}
+
+/** Two lists each in time order, merged in time order (the first's event first on a tie). */
+function byTime<T extends { at: number }>(a: T[], b: T[]): T[] {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length)
+    out.push(j >= b.length || (i < a.length && a[i]!.at <= b[j]!.at) ? a[i++]! : b[j++]!);
+  return out;
 }
 
 /** The phone with its connection ended: pending handshake events dropped, `connectState` 0 if it was up. */

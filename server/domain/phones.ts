@@ -167,8 +167,16 @@ export class PhoneService implements Lifecycle {
     const made = await this.phones.update(id, (cur) => {
       if (!cur) throw phoneNotFound(id);
       const now = this.now(cur);
-      const { next, view } = openConnection(cur, sn, reached.rec, reached.reason, token, req, now);
-      return { next, result: { view, seq: next.seq, phone: next } };
+      const { next, view, handshakeSeq } = openConnection(
+        cur,
+        sn,
+        reached.rec,
+        reached.reason,
+        token,
+        req,
+        now,
+      );
+      return { next, result: { view, seq: handshakeSeq, phone: next } };
     });
     // The last bridge event of a paired handshake is its `bind`: the event's cause.
     if (made.view.outcome === 'paired') await this.events.connected(made.phone, sn, made.seq);

@@ -1,4 +1,5 @@
-import { capacitorEvent } from './capacitorShape.js';
+import { exportFilePath } from './audioExport.js';
+import { capacitorEvent, readFileMissing } from './capacitorShape.js';
 import { BridgeCore } from './core.js';
 import { BridgeError } from './errors.js';
 import { coreOptions, type DoubleOptions } from './options.js';
@@ -9,6 +10,7 @@ import type {
   EventPayloads,
   ExportOptions,
   InitOptions,
+  Platform,
   ScanDevice,
 } from './types.js';
 
@@ -50,9 +52,11 @@ export class PlaudSdkWeb implements BridgeMethods {
   private readonly core: BridgeCore;
   private readonly listeners: Record<string, Array<(data: unknown) => void>> = {};
   private readonly fetcher: typeof fetch;
+  private readonly platform: Platform;
 
   constructor(options: DoubleOptions = {}) {
     const platform = options.platform ?? 'ios';
+    this.platform = platform;
     // Each platform's plugin payloads (Android: diagnostics, macAddress, connectFail details).
     this.core = new BridgeCore(coreOptions(options, 'capacitor'), (name, data) => {
       const shaped = capacitorEvent(platform, name, data);
@@ -125,7 +129,7 @@ export class PlaudSdkWeb implements BridgeMethods {
   async readFile(o: { path: string }): Promise<{ data: string }> {
     if (!o?.path) throw new Error('path is required');
     const bytes = this.core.readExport(o.path);
-    if (!bytes) throw new Error(`Failed to read file at ${o.path}: no such file`);
+    if (!bytes) throw new Error(readFileMissing(this.platform, exportFilePath(o.path)));
     return { data: toBase64(bytes) };
   }
 

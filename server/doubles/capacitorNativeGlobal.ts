@@ -4,7 +4,8 @@ import { type CapacitorNativeOptions, installCapacitorNative } from './capacitor
  * The entry of the one-file browser build (dist/browser/capacitor-native.js, an IIFE):
  * `PartnerSimCapacitorNative.install(options)` for an init script, and, loaded by a
  * `<script src>` tag, installed at once from the tag's data attributes:
- * `data-platform`, `data-simulator-url`, `data-timing`, `data-sdk-base-url`, `data-poll-ms`.
+ * `data-platform`, `data-simulator-url`, `data-timing`, `data-sdk-base-url`,
+ * `data-scan-on-connect`, `data-poll-ms`.
  */
 
 interface ScriptTag {
@@ -18,6 +19,7 @@ function fromTag(d: Record<string, string | undefined>): CapacitorNativeOptions 
   if (d.simulatorUrl) o.simulatorUrl = d.simulatorUrl;
   if (d.timing === 'hardware' || d.timing === 'instant') o.timing = d.timing;
   if (d.sdkBaseUrl === 'jp' || d.sdkBaseUrl === 'customDomain') o.sdkBaseUrl = d.sdkBaseUrl;
+  if (d.scanOnConnect === 'stop' || d.scanOnConnect === 'continue') o.scanOnConnect = d.scanOnConnect;
   if (d.pollMs && Number(d.pollMs) > 0) o.pollMs = Number(d.pollMs);
   return o;
 }

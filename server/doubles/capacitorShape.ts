@@ -56,3 +56,16 @@ export const CAPACITOR_MESSAGES = {
   scanPermissions: 'Bluetooth permissions denied',
   connectPermission: 'BLUETOOTH_CONNECT permission denied — cannot open a connection',
 } as const;
+
+/**
+ * readFile of a file that is not there: the plugin's sentence with the resolved path, then the
+ * platform's own reason (Foundation's localizedDescription on iOS, FileNotFoundException's
+ * message on Android).
+ */
+export function readFileMissing(platform: Platform, file: string): string {
+  const reason =
+    platform === 'ios'
+      ? `The file “${file.slice(file.lastIndexOf('/') + 1)}” couldn’t be opened because there is no such file.`
+      : `${file} (No such file or directory)`;
+  return `Failed to read file at ${file}: ${reason}`;
+}

@@ -2,7 +2,7 @@ import { ExportStore, exportAudio } from './audioExport.js';
 import { connectPhone } from './coreConnect.js';
 import { type CoreOptions, openPhone, type Session } from './coreSession.js';
 import { BridgeError, MESSAGES, radioRefusal } from './errors.js';
-import { type Pump, startPump } from './eventPump.js';
+import { type Pump, penStateFor, startPump } from './eventPump.js';
 import type { Emit } from './handshakeShow.js';
 import { type ConnectRequest, isProtocol, type PhoneClient, type ScanAnswer } from './phoneClient.js';
 import { type RadioContext, scanRefused } from './radioAnswers.js';
@@ -64,6 +64,7 @@ export class BridgeCore {
     return startPump(
       phone,
       this.o.pollMs,
+      penStateFor(this.o.platform),
       this.emit,
       (e) => {
         if (e.name !== 'scanResult') return;
@@ -160,11 +161,14 @@ export class BridgeCore {
 
   private async connect(body: ConnectRequest): Promise<void> {
     const run = ++this.connectRun;
-    this.scanRun++; // connecting stops a scan, as both bridges do
+    // Every bridge clears its isScanning flag on connect: a scan still waiting for Bluetooth
+    // to power on never starts. Whether a running scan stops is the bridge's (scanOnConnect).
+    this.scanRun++;
     const keys = this.session?.keys;
     const sent = await connectPhone(body, {
       bridge: this.o.bridge,
       platform: this.o.platform,
+      stopsScan: this.o.scanOnConnect === 'stop',
       phone: await this.phone(),
       keys,
       seen: this.seen,
@@ -220,6 +224,7 @@ export class BridgeCore {
 
   async exportAudio(x: ExportOptions): Promise<ExportResult> {
     return exportAudio(await this.phone(), x, {
+      bridge: this.o.bridge,
       platform: this.o.platform,
       wait: this.wait,
       emit: this.emit,

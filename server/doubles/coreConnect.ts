@@ -10,6 +10,8 @@ import type { Bridge, Platform, ScanDevice } from './types.js';
 export interface ConnectContext {
   bridge: Bridge;
   platform: Platform;
+  /** Whether the bridge stops a running scan before it connects (Capacitor Android's does). */
+  stopsScan: boolean;
   phone: PhoneClient | undefined;
   /** The session's key fetch; undefined without a session. */
   keys: Promise<boolean> | undefined;
@@ -41,7 +43,7 @@ export async function connectPhone(body: ConnectRequest, c: ConnectContext): Pro
     throw capAndroid
       ? new BridgeError('ERR_PLAUD', CAPACITOR_MESSAGES.notInitialised)
       : new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
-  await c.quietly(phone.stopScan());
+  if (c.stopsScan) await c.quietly(phone.stopScan());
   if (!c.keys || !(await c.keys)) {
     await c.quietly(phone.disconnect());
     void showLocalRefusal({
@@ -56,7 +58,7 @@ export async function connectPhone(body: ConnectRequest, c: ConnectContext): Pro
     return false;
   }
   try {
-    await phone.connect(body);
+    await phone.connect(c.stopsScan ? body : { ...body, keep_scanning: true });
   } catch (e) {
     if (isProtocol(e, 404) && e.detail === 'UNKNOWN_DEVICE') {
       throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);

@@ -15,6 +15,8 @@ export interface CoreOptions {
   timing: Timing;
   /** Android: where the SDK's own key fetch goes (see sdkApiBase). */
   sdkBaseUrl: 'jp' | 'customDomain';
+  /** Whether a connect stops a running scan (see DoubleOptions.scanOnConnect). */
+  scanOnConnect: 'stop' | 'continue';
   pollMs: number;
   fetch: Fetch;
   onError: (e: unknown) => void;

@@ -49,6 +49,11 @@ describe('calls out of order, as each bridge answers them', () => {
       code: 'ERR_PLAUD_ARGS',
       message: 'sessionId is required',
     });
+    // The module's Record defaults a missing id to -1 and refuses any negative one.
+    await expect(sdk.exportAudio({ sessionId: -1 })).rejects.toMatchObject({
+      code: 'ERR_PLAUD_ARGS',
+      message: 'sessionId is required',
+    });
     await expect(sdk.exportAudio({ sessionId: 1 })).rejects.toMatchObject({ code: 'ERR_PLAUD_EXPORT' });
     await expect(sdk.recoveryConnectBleDevice({ uuid: 'x' }, '')).rejects.toMatchObject({
       code: 'ERR_PLAUD_ARGS',
@@ -57,15 +62,38 @@ describe('calls out of order, as each bridge answers them', () => {
     sdk.configure(quiet);
   });
 
+  it('React Native: requestPermissions exists on Android only, as the module defines it', () => {
+    const sdk = new PlaudSdkDouble(quiet);
+    expect('requestPermissions' in sdk).toBe(false);
+    expect(sdk.requestPermissions).toBeUndefined();
+    sdk.configure({ ...quiet, platform: 'android' });
+    expect(typeof sdk.requestPermissions).toBe('function');
+    sdk.configure(quiet);
+    expect('requestPermissions' in sdk).toBe(false);
+  });
+
   it('Capacitor: plain message strings, no code; readFile and putBinary check their input', async () => {
     const sdk = new PlaudSdkWeb(quiet);
     const err = await sdk.connectBleDevice({ serialNumber: '881000000000001' }).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toHaveProperty('code');
     expect((err as Error).message).toBe('Unknown device — scan first, then connect by uuid or serialNumber');
-    await expect(sdk.exportAudio({ sessionId: -1 })).rejects.toThrow(/^sessionId is required$/);
+    // Only a missing or non-integer id is the plugins' own refusal; a negative one goes to the SDK.
+    await expect(sdk.exportAudio({} as never)).rejects.toThrow(/^sessionId is required$/);
+    await expect(sdk.exportAudio({ sessionId: 1.5 })).rejects.toThrow(/^sessionId is required$/);
+    await expect(sdk.exportAudio({ sessionId: -1 })).rejects.toThrow(/^device not connected$/);
     await expect(sdk.readFile({ path: '' })).rejects.toThrow('path is required');
-    await expect(sdk.readFile({ path: '/nope' })).rejects.toThrow('Failed to read file at /nope');
+    // The path as the plugin resolves it, then the platform's own reason.
+    await expect(
+      sdk.readFile({ path: 'capacitor://localhost/_capacitor_file_/x/a%20b.mp3' }),
+    ).rejects.toThrow(
+      /^Failed to read file at \/x\/a b\.mp3: The file “a b\.mp3” couldn’t be opened because there is no such file\.$/,
+    );
+    const android = new PlaudSdkWeb({ ...quiet, platform: 'android' });
+    await expect(android.readFile({ path: 'file:///data/x.mp3' })).rejects.toThrow(
+      /^Failed to read file at \/data\/x\.mp3: \/data\/x\.mp3 \(No such file or directory\)$/,
+    );
+    await expect(android.exportAudio({ sessionId: -1 })).rejects.toThrow(/^device not connected$/);
     await expect(sdk.putBinary({ url: '', data: '' })).rejects.toThrow('url is required');
     await expect(sdk.putBinary({ url: 'http://x', data: '%%' })).rejects.toThrow(
       'data (base64-encoded body) is required',

@@ -1,7 +1,7 @@
 import type { Emit } from './handshakeShow.js';
 import { type EventPage, isProtocol, type PhoneClient } from './phoneClient.js';
 import { HOLD_MS, type Reporter, release, SimulatorUnreachable } from './reachability.js';
-import type { EventName, EventPayloads } from './types.js';
+import type { EventName, EventPayloads, PenState, Platform } from './types.js';
 
 /**
  * The phone's bridge events, polled from the device protocol (`GET …/events?after=`) and
@@ -14,8 +14,15 @@ export interface Pump {
   stop(): void;
 }
 
-// penState's fields are undocumented: what a connected, unlocked recorder reports here.
-const PEN_STATE = { state: 1, privacy: 0, keyState: 0, uDisk: 0 };
+/**
+ * penState's values are undocumented: what a connected, unlocked recorder reports here. Its
+ * fields are the platform's: the iOS bridges always send seven (blePenState's findMyToken,
+ * hasSndpKey and deviceAccessToken too), Android's callback carries four.
+ */
+export const penStateFor = (platform: Platform): PenState =>
+  platform === 'ios'
+    ? { state: 1, privacy: 0, keyState: 0, uDisk: 0, findMyToken: 0, hasSndpKey: 0, deviceAccessToken: 0 }
+    : { state: 1, privacy: 0, keyState: 0, uDisk: 0 };
 
 /** A lost simulator is polled less and less often, up to this. */
 const BACKOFF_MAX_MS = 5_000;
@@ -23,6 +30,7 @@ const BACKOFF_MAX_MS = 5_000;
 export function startPump(
   phone: PhoneClient,
   pollMs: number,
+  penState: PenState,
   emit: Emit,
   seen: (e: { name: EventName; data: unknown }) => void,
   report: Reporter,
@@ -54,7 +62,7 @@ export function startPump(
           const name = e.name as EventName;
           seen({ name, data: e.data });
           if (name === 'bind' && (e.data as { status?: number }).status === 0)
-            emit('penState', { ...PEN_STATE });
+            emit('penState', { ...penState });
           emit(name, e.data as EventPayloads[typeof name]);
         }
         if (page.events.length === 500) again = true;

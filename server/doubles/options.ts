@@ -22,6 +22,13 @@ export interface DoubleOptions {
    * iOS always follows customDomain.
    */
   sdkBaseUrl?: 'jp' | 'customDomain';
+  /**
+   * Whether `connectBleDevice` stops a running scan. Default `stop` on Capacitor Android only:
+   * its plugin stops the scan before connecting, noting that the Android SDK's connect does
+   * not. The React Native module (both platforms) and the Capacitor iOS plugin do not, so
+   * there (`continue`) the scan runs to its window's end and its `scanTimeout` still comes.
+   */
+  scanOnConnect?: 'stop' | 'continue';
   /** Real-time polling interval of the device's events (default 100 ms; 20 ms when instant). */
   pollMs?: number;
   /** The fetch to use (default globalThis.fetch). */
@@ -37,12 +44,15 @@ const DEFAULT_SIMULATOR_URL = 'http://127.0.0.1:4010';
 
 export function coreOptions(o: DoubleOptions, bridge: Bridge): CoreOptions {
   const timing = o.timing ?? 'hardware';
+  const platform = o.platform ?? 'ios';
   return {
     bridge,
-    platform: o.platform ?? 'ios',
+    platform,
     simulatorUrl: o.simulatorUrl ?? DEFAULT_SIMULATOR_URL,
     timing,
     sdkBaseUrl: o.sdkBaseUrl ?? 'customDomain',
+    scanOnConnect:
+      o.scanOnConnect ?? (bridge === 'capacitor' && platform === 'android' ? 'stop' : 'continue'),
     pollMs: o.pollMs ?? (timing === 'instant' ? 20 : 100),
     fetch: o.fetch ?? ((...a) => globalThis.fetch(...a)),
     onError: o.onError ?? printOneLine,

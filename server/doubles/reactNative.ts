@@ -37,13 +37,24 @@ export class PlaudSdkDouble implements BridgeMethods {
     this.configure(options);
   }
 
+  /**
+   * Android only, as the module defines it: on iOS the method is absent (the wrapper's types
+   * say to guard it with `Platform.OS === 'android'`). Granted unless the phone's permissions
+   * are arranged denied.
+   */
+  declare requestPermissions?: () => Promise<{ granted: boolean }>;
+
   /** (Re)starts the virtual phone: a fresh SDK state, listeners kept. */
   configure(options: DoubleOptions): void {
     this.core?.dispose();
+    const o = coreOptions(options, 'react-native');
     // The module declares only the twelve shared events; Android's diagnostics stay unbridged.
-    this.core = new BridgeCore(coreOptions(options, 'react-native'), (name, data) => {
+    this.core = new BridgeCore(o, (name, data) => {
       if (SHARED_EVENTS.includes(name)) for (const l of [...(this.listeners.get(name) ?? [])]) l(data);
     });
+    if (o.platform === 'android')
+      this.requestPermissions = async () => ({ granted: await this.core.permissionsGranted() });
+    else delete this.requestPermissions;
   }
 
   /** Synchronous, as Expo's NativeModule: returns a subscription with `remove()`. */
@@ -66,10 +77,6 @@ export class PlaudSdkDouble implements BridgeMethods {
 
   initSDK(o: InitOptions) {
     return this.core.initSDK(o);
-  }
-  /** Android only on a phone: granted unless the phone's permissions are arranged denied. */
-  async requestPermissions(): Promise<{ granted: boolean }> {
-    return { granted: await this.core.permissionsGranted() };
   }
   startScan() {
     return this.core.startScan();

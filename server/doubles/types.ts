@@ -31,6 +31,7 @@ export interface PenState {
   privacy: number;
   keyState: number;
   uDisk: number;
+  /** iOS only (these three): Android's penState carries the four fields above. */
   findMyToken?: number;
   hasSndpKey?: number;
   deviceAccessToken?: number;

@@ -100,8 +100,8 @@ export interface paths {
          * @description Connects to a recorder seen by this phone's scan and runs the handshake. The answer
          *     says at once how it will end (`outcome`, `reason`) and when (`settles_at`); the
          *     bridge events follow on the phone's clock. A phone connected to another recorder is
-         *     disconnected from it first. Connecting ends the phone's scan (both bridges stop it
-         *     first), so an open scan window never holds the handshake's events back; a depair's
+         *     disconnected from it first. Connecting ends the phone's scan unless `keep_scanning`
+         *     (a scan left on keeps its events, due in time order with the handshake's); a depair's
          *     link drop still pending is dropped (its result comes now), so the old link's end is
          *     never read as this connect's refusal.
          *
@@ -445,6 +445,11 @@ export interface components {
              * @default false
              */
             clear?: boolean;
+            /**
+             * @description Leave a running scan on, as a bridge that does not stop it does (the React Native module, the Capacitor iOS plugin): its pending `scanResult` and `scanTimeout` events stay, merged with the handshake's by when each is due. By default the connect ends the scan (the Capacitor Android plugin stops it first).
+             * @default false
+             */
+            keep_scanning?: boolean;
         };
         Connection: {
             sn: components["schemas"]["SerialNumber"];
