@@ -174,6 +174,10 @@ describe("a phone's Bluetooth and permissions, arranged through the control API"
       'BLUETOOTH_CONNECT permission denied — cannot open a connection',
     );
     expect(await event('connectFail')).toEqual({ reason: 'permissionDenied' });
+    // The plugin asks for the permission before it looks the device up.
+    await expect(sdk.connectBleDevice({ serialNumber: '8810ANDRFFFFFFFF' })).rejects.toThrow(
+      'BLUETOOTH_CONNECT permission denied — cannot open a connection',
+    );
   });
 
   it('React Native Android: ERR_PLAUD_PERMISSIONS on a scan, requestPermissions false, Bluetooth off times the scan out at once', async () => {

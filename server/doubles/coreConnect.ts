@@ -37,6 +37,10 @@ export async function connectPhone(body: ConnectRequest, c: ConnectContext): Pro
     (body.uuid && c.seen.get(body.uuid)) ||
     [...c.seen.values()].find((d) => d.serialNumber === body.serialNumber);
   const capAndroid = c.bridge === 'capacitor' && c.platform === 'android';
+  // The Capacitor Android plugin asks for BLUETOOTH_CONNECT before anything else, so a phone
+  // whose user denied it refuses even a device no scan showed.
+  if (capAndroid && phone && (await c.quietly(phone.state()))?.permissions === 'denied')
+    throw connectRefused(c.radioContext(), 'PERMISSION_DENIED');
   if (!known) throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
   // The Capacitor Android plugin looks the device up, then checks the SDK is initialised.
   if (!phone)
