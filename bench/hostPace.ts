@@ -49,3 +49,51 @@ export async function hostPace(passes = 3): Promise<HostPace> {
 
 export const paceLine = (p: HostPace): string =>
   `compute ${fmt(p.computeS, 2)} s, 500 loopback requests ${fmt(p.loopbackS, 2)} s`;
+
+/** Kept, so the computation below cannot be optimised away. */
+let sink = 0;
+
+/**
+ * The CPU seconds one small fixed computation takes in this process (~30 ms here): integer
+ * arithmetic, no allocation, so no garbage collection makes it vary (a JSON round trip of
+ * objects varied 17-97 ms between samples), within ~2% from sample to sample on a quiet host.
+ */
+function computeCpuS(): number {
+  const c0 = process.cpuUsage();
+  let x = sink;
+  for (let i = 0; i < 1_000_000; i++) x = (x * 1103515245 + 12345 + i) % 2147483647;
+  sink = x;
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1e6;
+}
+
+/**
+ * The host's pace during a run, which the lines before and after it miss: a slow spell can come
+ * and go within one (issue 33). Every `everyMs` this otherwise idle process times a small fixed
+ * computation in CPU seconds, not wall time, so the run's own load on the cores does not count,
+ * only how fast the host computes. `stop()` ends the sampling and returns the samples. The
+ * timer is unref'd: it never keeps the process alive.
+ */
+export function paceDuring(everyMs = 5000): { stop: () => number[] } {
+  const samples: number[] = [];
+  const timer = setInterval(() => samples.push(computeCpuS()), everyMs);
+  timer.unref();
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return samples;
+    },
+  };
+}
+
+/** The same computation on a quiet process: warmed up, then the median of five. */
+export function quietComputeS(): number {
+  computeCpuS();
+  computeCpuS();
+  return median(Array.from({ length: 5 }, computeCpuS));
+}
+
+export const duringLine = (quiet: number, samples: number[]): string =>
+  samples.length === 0
+    ? 'no samples during the run'
+    : `a fixed computation took ${fmt(median(samples) * 1000, 0)} ms of CPU during the run (median of ${samples.length}, ${fmt(Math.min(...samples) * 1000, 0)}-${fmt(Math.max(...samples) * 1000, 0)} ms), ${fmt(quiet * 1000, 0)} ms before it`;

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { duringLine, paceDuring } from './hostPace.js';
 import { drive } from './lib.js';
 
 let server: Server | undefined;
@@ -18,7 +19,8 @@ async function counting(): Promise<{ url: string; connections: () => number }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, connections: () => n };
 }
 
-// hostPace.ts times requests made each on a new connection, as the suite's clients make many.
+// hostPace.ts times requests made each on a new connection, as the suite's clients make many,
+// and samples the host's pace during a run.
 describe('drive', () => {
   it('sends every request on one kept-alive connection by default', async () => {
     const s = await counting();
@@ -30,5 +32,21 @@ describe('drive', () => {
     const s = await counting();
     expect(await drive(s.url, {}, 20, { keepAlive: false })).toBeGreaterThan(0);
     expect(s.connections()).toBe(20);
+  });
+});
+
+describe('paceDuring', () => {
+  it('samples a fixed computation in CPU seconds until stopped, and says so in one line', async () => {
+    const sampler = paceDuring(20);
+    await new Promise((r) => setTimeout(r, 300));
+    const samples = sampler.stop();
+    expect(samples.length).toBeGreaterThanOrEqual(3);
+    for (const s of samples) expect(s).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(sampler.stop()).toHaveLength(samples.length);
+    expect(duringLine(0.02, [0.02, 0.03, 0.025])).toBe(
+      'a fixed computation took 25 ms of CPU during the run (median of 3, 20-30 ms), 20 ms before it',
+    );
+    expect(duringLine(0.02, [])).toBe('no samples during the run');
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fromRoot } from '../server/core/root.js';
 import { DURATIONS_FILE } from '../server/testing/longestFirst.js';
-import { hostPace, paceLine } from './hostPace.js';
+import { duringLine, hostPace, paceDuring, paceLine, quietComputeS } from './hostPace.js';
 import { type Benchmark, fmt } from './lib.js';
 
 const TARGET_S = 150;
@@ -55,6 +55,8 @@ export const suiteTimeBenchmark: Benchmark = {
       });
       const buildS = (performance.now() - b0) / 1000;
       const cpu0 = await childCpuSeconds();
+      const quiet = quietComputeS();
+      const sampler = paceDuring();
       const t0 = performance.now();
       const code = await new Promise<number>((resolve, reject) => {
         const child = spawn(
@@ -73,6 +75,7 @@ export const suiteTimeBenchmark: Benchmark = {
         child.once('close', (c) => resolve(c ?? 1));
       });
       const wallS = (performance.now() - t0) / 1000;
+      const during = sampler.stop();
       const cpu1 = await childCpuSeconds();
       const paceAfter = await hostPace();
       const report = JSON.parse(await readFile(json, 'utf8')) as JsonReport;
@@ -92,6 +95,7 @@ export const suiteTimeBenchmark: Benchmark = {
         `${report.numTotalTests} tests in ${files.length} files, ${report.numFailedTests} failed (exit ${code})`,
         `wall time ${fmt(wallS)} s${cpu}; with the build a fresh clone's npm test makes first (${fmt(buildS)} s, exit ${built}): ${fmt(wallS + buildS)} s (target <= ${TARGET_S} s)`,
         `host pace (a fixed workload) before the run: ${paceLine(paceBefore)}; after it: ${paceLine(paceAfter)}`,
+        `host pace during the run: ${duringLine(quiet, during)}`,
         'slowest files (their own wall time; files run in parallel):',
         ...files.slice(0, 10).map((f) => `  ${fmt(f.s).padStart(6)} s  ${f.file}`),
       ];
