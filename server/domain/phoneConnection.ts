@@ -96,30 +96,10 @@ export function openConnection(
     settles_at: now + Math.max(0, ...evs.map((e) => e.after)),
   };
   const handshake = evs.map((e) => ({ at: now + e.after, name: e.name, data: e.data, tag: 'conn' as const }));
-  // A queue is due in order, so a scan left on (its timeout up to 10 s away) would hold the
-  // handshake back: the events not yet due are queued again with the handshake's, by time,
-  // under new numbers (never handed out, so no client's cursor has passed them).
-  const pending = keep ? ready.events.filter((e) => e.at > now) : [];
-  const due = keep ? ready.events.filter((e) => e.at <= now) : ready.events;
-  const next = schedule(
-    { ...ready, events: due, connection: c },
-    byTime(
-      pending.map(({ seq: _seq, ...e }) => e),
-      handshake,
-    ),
-  );
+  // A scan left on (its timeout up to 10 s away) must not hold the handshake back.
+  const next = schedule({ ...ready, connection: c }, handshake, keep ? { requeueAfter: now } : {});
   const handshakeSeq = next.events.findLast((e) => e.tag === 'conn')?.seq ?? next.seq;
   return { next, view: connectionView(c, now), handshakeSeq };
-}
-
-/** Two lists each in time order, merged in time order (the first's event first on a tie). */
-function byTime<T extends { at: number }>(a: T[], b: T[]): T[] {
-  const out: T[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length)
-    out.push(j >= b.length || (i < a.length && a[i]!.at <= b[j]!.at) ? a[i++]! : b[j++]!);
-  return out;
 }
 
 /** The phone with its connection ended: pending handshake events dropped, `connectState` 0 if it was up. */

@@ -87,14 +87,24 @@ export const delay = (p: PhoneRecord, key: keyof typeof TIMING): number =>
 export const uuidFor = (p: Pick<PhoneRecord, 'platform'>, mac: string): string =>
   p.platform === 'ios' ? iosUuidOf(mac) : mac;
 
+type Scheduled = { at: number; name: EventName; data: Record<string, unknown>; tag?: EventTag };
+
 /**
  * Append events in order: an event is never due before one queued ahead of it, so a poll's
- * cursor (the last seq handed out) is all a client keeps.
+ * cursor (the last seq handed out) is all a client keeps. With `requeueAfter`, the events due
+ * after that time are queued again among `items` by when each is due, so a far one does not
+ * hold the new ones back; they take new numbers (never handed out, so no cursor has passed them).
  */
 export function schedule(
   p: PhoneRecord,
-  items: Array<{ at: number; name: EventName; data: Record<string, unknown>; tag?: EventTag }>,
+  items: Scheduled[],
+  { requeueAfter }: { requeueAfter?: number } = {},
 ): PhoneRecord {
+  if (requeueAfter !== undefined) {
+    const pending = p.events.filter((e) => e.at > requeueAfter).map(({ seq: _seq, ...e }) => e);
+    const due = p.events.filter((e) => e.at <= requeueAfter);
+    return schedule({ ...p, events: due }, byTime(pending, items));
+  }
   const events = [...p.events];
   let seq = p.seq;
   let last = events.length ? events[events.length - 1]!.at : 0;
@@ -103,6 +113,16 @@ export function schedule(
     events.push({ seq: ++seq, at: last, name: it.name, data: it.data, ...(it.tag ? { tag: it.tag } : {}) });
   }
   return { ...p, seq, events: events.slice(-EVENTS_MAX) };
+}
+
+/** Two lists each in time order, merged in time order (the first's event first on a tie). */
+function byTime<T extends { at: number }>(a: T[], b: T[]): T[] {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length)
+    out.push(j >= b.length || (i < a.length && a[i]!.at <= b[j]!.at) ? a[i++]! : b[j++]!);
+  return out;
 }
 
 /** Drop the not-yet-due events of `tag` (a stopped scan, an ended connection). */

@@ -175,6 +175,7 @@ export class BridgeCore {
       wait: this.wait,
       emit: this.emit,
       quietly: (p) => this.quietly(p),
+      permissionsGranted: () => this.permissionsGranted(),
       radioContext: () => this.radioContext(this.scanRun),
       current: () => run === this.connectRun,
     });

@@ -20,6 +20,8 @@ export interface ConnectContext {
   wait: Wait;
   emit: Emit;
   quietly: <T>(p: Promise<T>) => Promise<T | undefined>;
+  /** Android: whether the app holds its Bluetooth permissions (true without a phone). */
+  permissionsGranted: () => Promise<boolean>;
   radioContext: () => RadioContext;
   /** Whether this connect is still the latest (a newer connect or disconnect ends its show). */
   current: () => boolean;
@@ -39,7 +41,7 @@ export async function connectPhone(body: ConnectRequest, c: ConnectContext): Pro
   const capAndroid = c.bridge === 'capacitor' && c.platform === 'android';
   // The Capacitor Android plugin asks for BLUETOOTH_CONNECT before anything else, so a phone
   // whose user denied it refuses even a device no scan showed.
-  if (capAndroid && phone && (await c.quietly(phone.state()))?.permissions === 'denied')
+  if (capAndroid && !(await c.permissionsGranted()))
     throw connectRefused(c.radioContext(), 'PERMISSION_DENIED');
   if (!known) throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
   // The Capacitor Android plugin looks the device up, then checks the SDK is initialised.
