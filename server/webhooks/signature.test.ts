@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signatureHeaders, verifyWebhook } from './signature.js';
 
@@ -61,5 +62,97 @@ describe('verifyWebhook', () => {
       ok: false,
       reason: 'bad_signature',
     });
+  });
+});
+
+describe('verifyWebhook on whatever a receiver hands it', () => {
+  const cur = signatureHeaders('current', 's3cret-key', body, ts);
+  const REASONS = [
+    'no_secret',
+    'missing_signature',
+    'bad_signature',
+    'missing_timestamp',
+    'stale_timestamp',
+    'body_not_raw',
+    'bad_input',
+  ];
+
+  it('refuses a parsed body, null headers and no input at all instead of throwing', () => {
+    const v = (input: unknown) => verifyWebhook(input as Parameters<typeof verifyWebhook>[0]);
+    expect(v({ secret: 's3cret-key', body: JSON.parse(body), headers: cur, nowMs: now })).toEqual({
+      ok: false,
+      reason: 'body_not_raw',
+    });
+    expect(v({ secret: 's3cret-key', body, headers: null, nowMs: now })).toEqual({
+      ok: false,
+      reason: 'missing_signature',
+    });
+    for (const input of [null, undefined, 42, 'text', true])
+      expect(v(input), String(input)).toEqual({ ok: false, reason: 'bad_input' });
+    // An object without a secret (an array, a Buffer) is refused for that.
+    for (const input of [[], Buffer.from(body)]) expect(v(input)).toEqual({ ok: false, reason: 'no_secret' });
+    // A header's value that is not a string is no signature; an array's first string is.
+    expect(v({ secret: 's3cret-key', body, headers: { 'plaud-signature': 7 }, nowMs: now })).toEqual({
+      ok: false,
+      reason: 'missing_signature',
+    });
+    const arrays = Object.fromEntries(Object.entries(cur).map(([k, x]) => [k, [x, 'other']]));
+    expect(v({ secret: 's3cret-key', body, headers: arrays, nowMs: now })).toEqual({ ok: true });
+    const throwing = {
+      get() {
+        throw new Error('boom');
+      },
+    };
+    expect(v({ secret: 's3cret-key', body, headers: throwing })).toEqual({ ok: false, reason: 'bad_input' });
+    expect(v({ ...{ secret: 's3cret-key', body, headers: cur }, nowMs: Symbol('x') })).toEqual({
+      ok: false,
+      reason: 'bad_input',
+    });
+  });
+
+  it('never throws and never passes for arbitrary input (property)', () => {
+    const headerValue = fc.oneof(
+      fc.anything(),
+      fc.constantFrom(cur['plaud-signature'], cur['plaud-timestamp']),
+      fc.array(fc.oneof(fc.string(), fc.anything()), { maxLength: 3 }),
+    );
+    const headers = fc.oneof(
+      fc.anything(),
+      fc.dictionary(
+        fc.constantFrom('plaud-signature', 'Plaud-Timestamp', 'plaud-timestamp', 'x'),
+        headerValue,
+      ),
+      fc
+        .dictionary(fc.string(), fc.string())
+        .map((d) => new Headers(Object.entries(d).filter(([k]) => /^[a-z]+$/.test(k)))),
+    );
+    const field = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
+    const input = fc.oneof(
+      fc.anything(),
+      fc.record(
+        {
+          secret: fc.oneof(fc.anything(), fc.string()),
+          body: fc.oneof(
+            fc.anything(),
+            fc.string(),
+            fc.uint8Array().map((u) => Buffer.from(u)),
+          ),
+          headers,
+          scheme: field(fc.oneof(fc.constantFrom('current', 'legacy'), fc.anything())),
+          toleranceS: field(fc.anything()),
+          nowMs: field(fc.anything()),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    fc.assert(
+      fc.property(input, (x) => {
+        const r = verifyWebhook(x as Parameters<typeof verifyWebhook>[0]) as { ok: boolean; reason?: string };
+        // Nothing here holds a signature made with the secret it is judged by.
+        expect(r.ok).toBe(false);
+        expect(REASONS).toContain(r.reason);
+      }),
+      { numRuns: 2000, seed: 45 },
+    );
   });
 });

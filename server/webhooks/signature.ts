@@ -16,7 +16,7 @@ const TIMESTAMP_HEADER = 'plaud-timestamp';
 /** A receiver's usual replay window: deliveries stamped further from its clock are refused. */
 const DEFAULT_TOLERANCE_S = 300;
 
-const hmacHex = (secret: string, text: string | Buffer): string =>
+const hmacHex = (secret: string, text: string | Uint8Array): string =>
   createHmac('sha256', secret).update(text).digest('hex');
 
 /** The signature headers of a delivery of `body` sent at `timestampS` (Unix seconds). */
@@ -55,16 +55,28 @@ export type VerifyWebhookResult =
   | { ok: true }
   | {
       ok: false;
-      reason: 'no_secret' | 'missing_signature' | 'bad_signature' | 'missing_timestamp' | 'stale_timestamp';
+      reason:
+        | 'no_secret'
+        | 'missing_signature'
+        | 'bad_signature'
+        | 'missing_timestamp'
+        | 'stale_timestamp'
+        | 'body_not_raw'
+        | 'bad_input';
     };
 
-function header(h: VerifyWebhookInput['headers'], name: string): string | undefined {
-  if (typeof (h as { get?: unknown }).get === 'function')
-    return (h as { get(n: string): string | null }).get(name) ?? undefined;
-  const rec = h as Record<string, string | string[] | undefined>;
-  const key = Object.keys(rec).find((k) => k.toLowerCase() === name);
-  const v = key === undefined ? undefined : rec[key];
-  return Array.isArray(v) ? v[0] : v;
+/** A header's first value when it is a string; anything else (absent, a number, null) is none. */
+function header(h: unknown, name: string): string | undefined {
+  if (typeof h !== 'object' || h === null) return undefined;
+  const get = (h as { get?: unknown }).get;
+  let v: unknown;
+  if (typeof get === 'function') v = get.call(h, name);
+  else {
+    const key = Object.keys(h).find((k) => k.toLowerCase() === name);
+    v = key === undefined ? undefined : (h as Record<string, unknown>)[key];
+  }
+  if (Array.isArray(v)) v = v[0];
+  return typeof v === 'string' ? v : undefined;
 }
 
 /** Equal hex strings, compared in constant time (a length mismatch leaks only the length). */
@@ -76,15 +88,29 @@ function sameHex(a: string, b: string): boolean {
 
 /**
  * Verify a delivery as a partner's receiver should: the signature of the scheme (constant-time
- * compare) and, for `current`, that `plaud-timestamp` lies within `toleranceS` of now.
+ * compare) and, for `current`, that `plaud-timestamp` lies within `toleranceS` of now. It runs
+ * in the partner's process, so it never throws, whatever it is handed: what it cannot judge
+ * (not an input object, a parsed body, a header object whose getter throws) is a refusal.
  */
 export function verifyWebhook(input: VerifyWebhookInput): VerifyWebhookResult {
+  try {
+    return verify(input);
+  } catch {
+    return { ok: false, reason: 'bad_input' };
+  }
+}
+
+function verify(input: VerifyWebhookInput): VerifyWebhookResult {
+  if (typeof input !== 'object' || input === null) return { ok: false, reason: 'bad_input' };
   // An empty key signs whatever anyone sends: a receiver without its secret accepts nothing.
   const { secret } = input;
   if (typeof secret !== 'string' || secret.trim() === '') return { ok: false, reason: 'no_secret' };
   const given = header(input.headers, SIGNATURE_HEADER)?.trim();
   if (!given) return { ok: false, reason: 'missing_signature' };
-  const body = typeof input.body === 'string' ? Buffer.from(input.body, 'utf8') : input.body;
+  const raw: unknown = input.body;
+  // The signature covers the bytes sent: a body already parsed (JSON) cannot be checked.
+  if (typeof raw !== 'string' && !(raw instanceof Uint8Array)) return { ok: false, reason: 'body_not_raw' };
+  const body = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
   if ((input.scheme ?? 'current') === 'legacy')
     return sameHex(given.toLowerCase(), hmacHex(secret, body))
       ? { ok: true }
@@ -93,8 +119,9 @@ export function verifyWebhook(input: VerifyWebhookInput): VerifyWebhookResult {
   if (!ts || !/^\d{1,12}$/.test(ts)) return { ok: false, reason: 'missing_timestamp' };
   const expected = `sha256=${createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex')}`;
   if (!sameHex(given.toLowerCase(), expected)) return { ok: false, reason: 'bad_signature' };
-  const skewS = Math.abs((input.nowMs ?? Date.now()) / 1000 - Number(ts));
-  return skewS <= (input.toleranceS ?? DEFAULT_TOLERANCE_S)
+  const skewS = Math.abs(Number(input.nowMs ?? Date.now()) / 1000 - Number(ts));
+  // A tolerance that is not a number (NaN) leaves nothing inside the window: never a pass.
+  return skewS <= Number(input.toleranceS ?? DEFAULT_TOLERANCE_S)
     ? { ok: true }
     : { ok: false, reason: 'stale_timestamp' };
 }
