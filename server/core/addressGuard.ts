@@ -2,12 +2,14 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
- * Where the simulator's own outbound requests may go: the one address guard of the
- * external-audio fetcher (transcription/externalAudio.ts) and the webhook sender
- * (webhooks/egress.ts). A host is resolved once per connection, every address checked, and
- * the connection made to the checked address: no second resolution that could differ
- * (DNS rebinding). An address literal in a URL never reaches `lookup` (Node connects to it
- * directly), so callers check it with `checkHost` first.
+ * Where the simulator's own outbound connections may go: the one address guard of the
+ * external-audio fetcher (transcription/externalAudio.ts), the webhook sender
+ * (webhooks/egress.ts), the proxy's --proxy-passthrough (net/passThrough.ts) and the
+ * recorder's S3 forwarding (record/storageEgress.ts), each with its own rule (an AddressCheck).
+ * A host is resolved once per connection, every address checked, and the connection made to
+ * the checked address: no second resolution that could differ (DNS rebinding). An address
+ * literal never reaches `lookup` (Node connects to it directly), so callers check it with
+ * `checkHost` first.
  */
 
 /** Why `address` must not be reached, or undefined when it may. */
@@ -92,6 +94,13 @@ export const isLinkLocalAddress = (address: string): boolean => inList(LINK_LOCA
 
 /** This machine by any loopback address, or the unspecified one (which reaches it too). */
 export const isLoopbackAddress = (address: string): boolean => inList(LOOPBACK, address);
+
+/** What kind of address `address` is, as a refusal names it. */
+export function addressClass(address: string): string {
+  if (isLinkLocalAddress(address)) return 'link-local (cloud metadata)';
+  if (isLoopbackAddress(address)) return 'loopback (this machine)';
+  return isPrivateAddress(address) ? 'private or reserved' : 'public';
+}
 
 /** The refusal of a URL's host when it is an address literal; undefined for a name. */
 export function checkHost(hostname: string, check: AddressCheck): string | undefined {

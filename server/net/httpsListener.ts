@@ -37,11 +37,20 @@ export async function httpsListener(
     leaf,
     httpsOnly: config.httpsOnly,
     passThrough: config.proxyPassthrough
-      ? passThrough((host) =>
-          logger.info(
-            { host },
-            'proxy lets a host it does not serve through to the real one (--proxy-passthrough)',
-          ),
+      ? passThrough(
+          {
+            passed: (host) =>
+              logger.info(
+                { host },
+                'proxy lets a host it does not serve through to the real one (--proxy-passthrough)',
+              ),
+            refused: (host, why) =>
+              logger.warn(
+                { host, why },
+                'proxy refused to let a client through to this address (--proxy-passthrough)',
+              ),
+          },
+          () => table.port,
         )
       : undefined,
     log: (msg: string, detail: Record<string, unknown>) => logger.debug(detail, msg),

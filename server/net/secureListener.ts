@@ -51,7 +51,7 @@ const refusal = (shown: string, name: string): string =>
   `partner-sim does not serve ${shown} and forwards nothing off this machine: the proxy serves only the live API hosts, the storage host and the simulator's own names. To serve ${name} as the simulator, start it with --tls-hosts ${name}; to reach the real ${name}, leave it out of the proxy (NO_PROXY=${name}) or start the simulator with --proxy-passthrough, which lets every host it does not serve through unchanged.`;
 
 /** The error code of a pass-through that could not be made (see passThrough.ts). */
-const passFailure = { 403: 'PROXY_HOST_REFUSED', 502: 'PROXY_UPSTREAM_FAILED' } as const;
+const passFailure = { 403: 'PROXY_ADDRESS_REFUSED', 502: 'PROXY_UPSTREAM_FAILED' } as const;
 
 function answer(res: ServerResponse, status: number, detail: string, message: string): void {
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });

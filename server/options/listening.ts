@@ -161,7 +161,7 @@ export const listeningOptions = [
     kind: 'bool',
     default: false,
     env: 'PARTNER_SIM_PROXY_PASSTHROUGH',
-    help: 'with --https: hosts the proxy does not serve are tunnelled to the real host unchanged (CONNECT piped, plain requests forwarded), each logged once, instead of refused with 403; off by default: nothing leaves this machine',
+    help: 'with --https: hosts the proxy does not serve are tunnelled to the real host unchanged (CONNECT piped, plain requests forwarded), each logged once, instead of refused with 403 (never to a link-local or metadata address, nor loopback but this port); off by default: nothing leaves this machine',
   }),
   option({
     flag: 'storage-host',

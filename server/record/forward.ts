@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 
@@ -66,6 +67,8 @@ export async function forward(
   headers: IncomingHttpHeaders,
   body: Buffer,
   timeoutMs: number,
+  /** How the host is resolved: the address guard's for S3 hosts (storageEgress.ts), else Node's. */
+  lookup?: LookupFunction,
 ): Promise<Answer> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const out: Record<string, string | string[]> = {
@@ -75,7 +78,7 @@ export async function forward(
   };
   if (body.length > 0 || headers['content-length'] !== undefined) out['content-length'] = String(body.length);
   const answer = await new Promise<Answer>((resolve, reject) => {
-    const req = send(url, { method, headers: out, timeout: timeoutMs }, (res) => {
+    const req = send(url, { method, headers: out, timeout: timeoutMs, lookup }, (res) => {
       readBody(res, 1024 ** 3).then(
         (b) =>
           resolve({

@@ -9,6 +9,7 @@ import { endToEnd, forward, readBody } from './forward.js';
 import { harEntry } from './harEntry.js';
 import { HarFile } from './harFile.js';
 import { operationOf } from './operationOf.js';
+import { answeredRefusal } from './storageEgress.js';
 import {
   describeUpstream,
   type Forward,
@@ -73,8 +74,16 @@ export async function startRecorder(app: RequestListener, config: Config, logger
     }
     let answer: Awaited<ReturnType<typeof forward>>;
     try {
-      answer = await forward(to.url, req.method ?? 'GET', req.headers, reqBody, UPSTREAM_TIMEOUT_MS);
+      answer = await forward(
+        to.url,
+        req.method ?? 'GET',
+        req.headers,
+        reqBody,
+        UPSTREAM_TIMEOUT_MS,
+        to.lookup,
+      );
     } catch (e) {
+      if (answeredRefusal(e, to.url, res, logger)) return;
       logger.warn(
         { err: (e as Error).message, upstream: to.url.origin },
         'upstream did not answer; nothing recorded',

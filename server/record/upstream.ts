@@ -1,6 +1,8 @@
+import type { LookupFunction } from 'node:net';
 import type { Region } from '../domain/apps.js';
 import { API_PREFIXES, STORAGE_PREFIX } from '../http/apiPrefixes.js';
 import { DEFAULT_LIVE_HOST, LIVE_PREFIX } from '../redirect/hosts.js';
+import { s3Lookup } from './storageEgress.js';
 
 /**
  * Where `serve --record` forwards: the live service (each request to its region's host, or
@@ -43,6 +45,8 @@ export interface Forward {
   url: URL;
   region: Region;
   surface: 'api' | 'storage';
+  /** How the host is resolved: for S3 hosts, through the address guard (storageEgress.ts). */
+  lookup?: LookupFunction;
 }
 
 /** Where a request for simulator path `path` (with its query) goes, or undefined: not forwarded. */
@@ -68,7 +72,7 @@ export function forwardOf(up: Upstream, path: string): Forward | undefined {
   const host = rest.split('/')[0]!;
   // Only S3 hosts: the recorder never becomes a relay to anywhere else.
   if (!S3_HOST.test(host)) return undefined;
-  return { url: new URL(`https://${rest}`), region, surface: 'storage' };
+  return { url: new URL(`https://${rest}`), region, surface: 'storage', lookup: s3Lookup };
 }
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
