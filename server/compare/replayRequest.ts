@@ -1,3 +1,4 @@
+import { hasScheme } from '../http/authScheme.js';
 import { type AudioBytes, joinedMd5 } from './audio.js';
 import type { Carry } from './carry.js';
 import type { HarEntry } from './har.js';
@@ -72,7 +73,7 @@ export class RequestBuilder {
     for (const { name, value } of entry.request.headers) {
       const key = name.toLowerCase();
       if (DROPPED.has(key) || key.startsWith(':')) continue;
-      if (key === 'authorization' && /^Basic\s/i.test(value)) headers[key] = this.basic;
+      if (key === 'authorization' && hasScheme(value, 'Basic')) headers[key] = this.basic;
       else if (key === 'x-client-api-key') headers[key] = this.app.api_key;
       else if (key === 'x-client-id') headers[key] = this.app.client_id;
       else headers[key] = carry.apply(value);

@@ -2,16 +2,18 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { SimError } from '../core/errors.js';
 import { DEVICE_SERVERS, servedSpec } from '../docs/servedSpec.js';
+import { credentialsOf } from '../http/authScheme.js';
 import type { Handlers } from '../http/types.js';
 import { deviceSpec } from '../spec/openapi.js';
 
 /** The bearer token of createPhone (the authenticator checks it is present and well formed). */
 function bearerOf(header: string | undefined): string {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (!header)
     throw SimError.unauthorized('MISSING_CREDENTIALS', 'Send Authorization: Bearer <user access token>');
-  if (!m) throw SimError.unauthorized('INVALID_TOKEN', 'Authorization must be "Bearer <token>"');
-  return m[1]!;
+  const token = credentialsOf(header, 'Bearer');
+  if (token === undefined)
+    throw SimError.unauthorized('INVALID_TOKEN', 'Authorization must be "Bearer <token>"');
+  return token;
 }
 
 /** The device protocol (server/device.openapi.yaml): thin handlers over PhoneService. */

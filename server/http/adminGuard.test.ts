@@ -162,6 +162,24 @@ describe('/__admin behind the guard', () => {
     expect((await raw(`${s.admin}/reset`, 'POST', token)).status).toBe(204);
   });
 
+  it('takes the Bearer scheme in any case (RFC 9110), and only with the token it was given', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'Bearer', 'bEaReR'])
+      expect(
+        (await raw(`${s.admin}/clock`, 'GET', { authorization: `${scheme} t0ken` })).status,
+        scheme,
+      ).toBe(200);
+    for (const auth of [
+      'Basic t0ken',
+      'bearer t0ken2',
+      'bearer T0KEN',
+      'Bearer',
+      'bearer ',
+      't0ken',
+      'Bearer t0ken x',
+    ])
+      expect((await raw(`${s.admin}/clock`, 'GET', { authorization: auth })).status, auth).toBe(401);
+  });
+
   it('answers the health check to anyone, by any Host, with nothing secret', async () => {
     const r = await raw(`${s.admin}/health`, 'GET', { host: '10.1.2.3:4010' });
     expect(r.status).toBe(200);

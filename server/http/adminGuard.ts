@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { bodySent } from '../core/bodySent.js';
 import { SimError } from '../core/errors.js';
 import { sameSecret } from '../domain/apps.js';
+import { credentialsOf } from './authScheme.js';
 
 /**
  * What keeps a web page the developer happens to visit from driving the control API of a
@@ -108,7 +109,7 @@ const shown = (v: string) => JSON.stringify(v.length > 100 ? `${v.slice(0, 100)}
 /** The checks above as one middleware for the `/__admin` router, before its body parser. */
 export function adminGuard(config: Config): RequestHandler {
   const rule = hostRule(config);
-  const expected = config.adminToken ? `Bearer ${config.adminToken}` : undefined;
+  const expected = config.adminToken || undefined;
   return (req, _res, next) => {
     const health =
       (req.method === 'GET' || req.method === 'HEAD') &&
@@ -131,7 +132,9 @@ export function adminGuard(config: Config): RequestHandler {
     // The control API's own document is public (it ships in the package): /docs loads it
     // without the token.
     const publicDoc = req.method === 'GET' && req.path === '/openapi.yaml';
-    if (expected !== undefined && !publicDoc && !sameSecret(req.headers.authorization ?? '', expected)) {
+    // The scheme in any case (`bearer` too, RFC 9110); the token compared in constant time.
+    const given = credentialsOf(req.headers.authorization, 'Bearer') ?? '';
+    if (expected !== undefined && !publicDoc && !sameSecret(given, expected)) {
       throw SimError.unauthorized('ADMIN_TOKEN_REQUIRED', 'Send Authorization: Bearer <admin token>');
     }
     if (!contentTypeAllowed(req.method, req.headers)) {

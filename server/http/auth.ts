@@ -3,6 +3,7 @@ import { SimError } from '../core/errors.js';
 import type { Region } from '../domain/apps.js';
 import type { Services } from '../services.js';
 import type { OperationInfo } from '../spec/openapi.js';
+import { credentialsOf } from './authScheme.js';
 import type { AuthInfo } from './types.js';
 
 /** How one operation's callers prove who they are. */
@@ -30,11 +31,10 @@ export function authenticatorFor(op: OperationInfo): Authenticator {
 }
 
 function basic(req: Request, services: Services, region: Region): AuthInfo {
-  const header = req.headers.authorization ?? '';
-  const m = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
-  if (!m)
+  const encoded = credentialsOf(req.headers.authorization, 'Basic');
+  if (encoded === undefined || !/^[A-Za-z0-9+/=_-]+$/.test(encoded))
     throw SimError.unauthorized('CLIENT_NOT_FOUND', 'Send Authorization: Basic base64(client_id:secret_key)');
-  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 1)
     throw SimError.unauthorized('CLIENT_NOT_FOUND', 'Basic credentials must be client_id:secret_key');
@@ -45,9 +45,10 @@ function bearer(req: Request, services: Services, region: Region, use: 'partner'
   const header = req.headers.authorization;
   if (!header)
     throw SimError.unauthorized('MISSING_CREDENTIALS', `Send Authorization: Bearer <${use} access token>`);
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!m) throw SimError.unauthorized('INVALID_TOKEN', 'Authorization must be "Bearer <token>"');
-  const claims = services.tokens.verify(m[1]!, region, use);
+  const token = credentialsOf(header, 'Bearer');
+  if (token === undefined)
+    throw SimError.unauthorized('INVALID_TOKEN', 'Authorization must be "Bearer <token>"');
+  const claims = services.tokens.verify(token, region, use);
   const app = services.apps.get(claims.client_id);
   return use === 'partner' ? { app, partner: claims } : { app, user: claims };
 }

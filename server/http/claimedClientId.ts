@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { decodeJwt } from '../domain/jwt.js';
+import { credentialsOf } from './authScheme.js';
 
 /**
  * The client id a request claims before (or without) passing authentication: Basic user
@@ -10,16 +11,15 @@ import { decodeJwt } from '../domain/jwt.js';
 export function claimedClientId(req: Request): string | undefined {
   const id = req.headers['x-client-id'];
   if (typeof id === 'string' && id) return id;
-  const auth = req.headers.authorization ?? '';
-  const basic = /^Basic\s+(\S+)/i.exec(auth);
-  if (basic) {
-    const user = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0];
+  const basic = credentialsOf(req.headers.authorization, 'Basic');
+  if (basic !== undefined) {
+    const user = Buffer.from(basic, 'base64').toString('utf8').split(':')[0];
     return user || undefined;
   }
-  const bearer = /^Bearer\s+(\S+)/i.exec(auth);
-  if (!bearer) return undefined;
+  const bearer = credentialsOf(req.headers.authorization, 'Bearer');
+  if (bearer === undefined) return undefined;
   try {
-    const claim = decodeJwt(bearer[1]!).client_id;
+    const claim = decodeJwt(bearer).client_id;
     return typeof claim === 'string' ? claim : undefined;
   } catch {
     return undefined;

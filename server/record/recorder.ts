@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { Pseudonyms } from '../control/redact.js';
 import { fromRoot } from '../core/root.js';
+import { credentialsOf } from '../http/authScheme.js';
 import { endToEnd, forward, readBody } from './forward.js';
 import { harEntry } from './harEntry.js';
 import { HarFile } from './harFile.js';
@@ -40,7 +41,7 @@ function json(res: ServerResponse, status: number, detail: string, message: stri
 
 /** The app a request authenticates as: the Basic user name or X-Client-Id (never a secret). */
 function appOf(req: IncomingMessage): string | undefined {
-  const basic = /^Basic\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
+  const basic = credentialsOf(req.headers.authorization, 'Basic');
   if (basic) return Buffer.from(basic, 'base64').toString('utf8').split(':')[0] || undefined;
   const id = req.headers['x-client-id'];
   return typeof id === 'string' && id ? id : undefined;
