@@ -6,7 +6,7 @@ import { Random } from '../core/random.js';
 import { AUDIO_FIXTURES, audioPath, openAudio, readAudio } from '../testing/audioFixtures.js';
 import { useTestServers } from '../testing/useTestServers.js';
 import { fallbackDuration, probeAudio, publicReason } from './audio.js';
-import { hasMpegFrames } from './mpegFrames.js';
+import { hasAdtsFrames, hasMpegFrames } from './mpegFrames.js';
 
 const { tempDir } = useTestServers();
 
@@ -71,6 +71,51 @@ describe('probeAudio', () => {
     expect(hasMpegFrames(Buffer.concat([tag, new Random('n').bytes(50_000)]))).toBe(false);
     // The same frames cut after one frame: too little to call it audio.
     expect(hasMpegFrames(mp3.subarray(0, 150))).toBe(false);
+  });
+
+  it('turns down random bytes behind one real frame header, MPEG or ADTS, whichever framing the parser claims (seeded)', async () => {
+    // Before the ADTS chain rule, 29 of these 400 probed as audio (0.01-0.2 s): the parser's
+    // last stray sync was an ADTS one, and only "MPEG" was held to a chain of frames.
+    const random = new Random('one-header-then-noise');
+    const dir = await tempDir();
+    const HEADERS = [
+      [0xff, 0xfb, 0x90, 0x64], // MPEG-1 Layer III, 128 kbit/s, 44.1 kHz
+      [0xff, 0xf3, 0x84, 0xc4], // MPEG-2 Layer III, 64 kbit/s, 22.05 kHz
+      [0xff, 0xf1, 0x50, 0x80, 0x19, 0x1f, 0xfc], // ADTS, AAC LC, 44.1 kHz, stereo, 200 bytes
+    ];
+    const accepted: string[] = [];
+    const N = 400;
+    for (let i = 0; i < N; i++) {
+      const size = [2_000, 8_000, 30_000, 60_000][i % 4]!;
+      const bytes = Buffer.concat([Buffer.from(HEADERS[i % HEADERS.length]!), random.bytes(size)]);
+      const path = join(dir, `one-header-${i}.mp3`);
+      await writeFile(path, bytes);
+      const r = await probeAudio({
+        filetype: 'mp3',
+        size: bytes.length,
+        open: () => Readable.from([bytes]),
+        path,
+      });
+      if (r.ok) accepted.push(`#${i} ${r.duration_s} s`);
+      else expect(r.message).toMatch(/^The audio file could not be decoded/);
+    }
+    expect(accepted).toEqual([]);
+  }, 60_000);
+
+  it('finds the chain of ADTS frames of AAC and reads its duration; one header and noise is no chain', async () => {
+    const frame = Buffer.alloc(200);
+    frame.set([0xff, 0xf1, 0x50, 0x80, 0x19, 0x1f, 0xfc]); // MPEG-4 AAC LC, 44.1 kHz, stereo, 200 bytes
+    const aac = Buffer.concat(Array.from({ length: 400 }, () => frame));
+    expect(hasAdtsFrames(aac)).toBe(true);
+    expect(hasAdtsFrames(aac.subarray(0, 250))).toBe(false);
+    expect(hasAdtsFrames(Buffer.concat([frame.subarray(0, 7), new Random('a').bytes(50_000)]))).toBe(false);
+    // An ADTS header is never an MPEG one (layer 00 is reserved there): each framing its own chain.
+    expect(hasMpegFrames(aac)).toBe(false);
+    const path = join(await tempDir(), 'tone.aac');
+    await writeFile(path, aac);
+    const r = await probeAudio({ filetype: 'aac', size: aac.length, open: () => Readable.from([aac]), path });
+    // 400 frames of 1,024 samples at 44.1 kHz.
+    expect(r).toEqual({ ok: true, duration_s: Math.round(((400 * 1024) / 44100) * 1000) / 1000 });
   });
 
   it('never names a server path in a failure message', async () => {

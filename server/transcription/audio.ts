@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { AudioInfo } from './model.js';
-import { hasMpegFrames, readHead } from './mpegFrames.js';
+import { hasAdtsFrames, hasMpegFrames, readHead } from './mpegFrames.js';
 
 /** What the probe needs of a stored file: its type, size, and a way to read it. */
 export interface AudioSource {
@@ -47,8 +47,8 @@ export const publicReason = (message: string): string =>
  * Read the real duration of an audio file with music-metadata (WAV, MP3, M4A/AAC, OGG/Opus,
  * FLAC, WebM…). The library is imported on first use so start-up does not pay for it
  * (~80 ms). Anything it cannot decode, or that has no audible length, is "not audio"; so is
- * "MPEG" in which music-metadata synced on a few stray bit patterns but no real chain of
- * frames starts (random bytes named .mp3).
+ * "MPEG" or "ADTS" in which music-metadata synced on a few stray bit patterns but no real
+ * chain of frames starts (random bytes named .mp3, even behind one real frame header).
  */
 export async function probeAudio(src: AudioSource): Promise<AudioInfo> {
   const { parseFile, parseStream } = await import('music-metadata');
@@ -65,8 +65,13 @@ export async function probeAudio(src: AudioSource): Promise<AudioInfo> {
     if (!meta.format.container || d === undefined || !Number.isFinite(d) || d <= 0) {
       return undecodable(`no audio stream found (${ext}).`);
     }
-    if (meta.format.container === 'MPEG' && !hasMpegFrames(await readHead(src.open()))) {
-      return undecodable(`no valid MPEG audio frames found (${ext}).`);
+    // Whichever framing the MPEG parser claims (its last header read decides, and in noise that
+    // is any stray sync), the bytes must hold a real chain of frames of one of the two.
+    const container = meta.format.container;
+    if (container === 'MPEG' || container.startsWith('ADTS')) {
+      const head = await readHead(src.open());
+      if (!hasMpegFrames(head) && !hasAdtsFrames(head))
+        return undecodable(`no valid MPEG or ADTS audio frames found (${ext}).`);
     }
     return { ok: true, duration_s: Math.round(d * 1000) / 1000 };
   } catch (e) {

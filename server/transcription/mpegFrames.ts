@@ -1,10 +1,12 @@
 import type { Readable } from 'node:stream';
 
 /**
- * Whether bytes really hold MPEG audio frames. music-metadata syncs on any 0xFFE bit pattern
- * and so "finds" a few frames (and a duration) in random bytes; real MPEG audio is a chain of
- * frames, each header valid and the next one starting exactly where its length says. A chain
- * of CHAIN frames cannot happen by chance (each link is ~1 in 2,500 for random bytes).
+ * Whether bytes really hold MPEG audio frames (MP1/2/3) or ADTS frames (AAC), the two framings
+ * music-metadata's MPEG parser reads. It syncs on any 0xFFE bit pattern and so "finds" a few
+ * frames (and a duration) in random bytes, taking some for one framing and some for the
+ * other; real audio is a chain of frames, each header valid and the next one starting exactly
+ * where its length says, all of one kind. A chain of CHAIN frames cannot happen by chance
+ * (each link is ~1 in 2,500 for random bytes); the same rule holds for both framings.
  */
 const CHAIN = 6;
 /** How far past the tags the first frame may start (encoders leave a little junk). */
@@ -30,7 +32,7 @@ interface Frame {
   kind: number;
 }
 
-function frameAt(b: Buffer, i: number): Frame | undefined {
+function mpegFrameAt(b: Buffer, i: number): Frame | undefined {
   if (i + 4 > b.length || b[i] !== 0xff || (b[i + 1]! & 0xe0) !== 0xe0) return undefined;
   const version = (b[i + 1]! >> 3) & 3; // 0: 2.5, 1: reserved, 2: 2, 3: 1
   const layer = 4 - ((b[i + 1]! >> 1) & 3); // 1..3; 4 is reserved
@@ -48,6 +50,22 @@ function frameAt(b: Buffer, i: number): Frame | undefined {
   return { length, kind: (version << 4) | (layer << 2) | rateIdx };
 }
 
+/**
+ * An ADTS header at `i`: 12 sync bits, layer 00, a sampling frequency index that exists, and a
+ * frame length (header included) longer than the header. Its kind is what stays constant along
+ * one stream: MPEG version, profile, sampling frequency and channel configuration.
+ */
+function adtsFrameAt(b: Buffer, i: number): Frame | undefined {
+  if (i + 7 > b.length || b[i] !== 0xff || (b[i + 1]! & 0xf6) !== 0xf0) return undefined;
+  const rateIdx = (b[i + 2]! >> 2) & 0xf;
+  if (rateIdx > 12) return undefined;
+  const length = ((b[i + 3]! & 3) << 11) | (b[i + 4]! << 3) | (b[i + 5]! >> 5);
+  const header = b[i + 1]! & 1 ? 7 : 9; // protection absent, else a CRC follows
+  if (length <= header) return undefined;
+  const channels = ((b[i + 2]! & 1) << 2) | (b[i + 3]! >> 6);
+  return { length, kind: ((b[i + 1]! & 0x08) << 8) | ((b[i + 2]! >> 6) << 8) | (rateIdx << 3) | channels };
+}
+
 /** Size of a leading ID3v2 tag (0 when there is none). */
 function id3Size(b: Buffer): number {
   if (b.length < 10 || b.toString('latin1', 0, 3) !== 'ID3') return 0;
@@ -55,8 +73,8 @@ function id3Size(b: Buffer): number {
   return 10 + size + (b[5]! & 0x10 ? 10 : 0);
 }
 
-/** True when, after the ID3v2 tag, a chain of MPEG frames starts (or runs to the end). */
-export function hasMpegFrames(b: Buffer): boolean {
+/** True when, after the ID3v2 tag, a chain of frames `frameAt` reads starts (or runs to the end). */
+function hasChain(b: Buffer, frameAt: (b: Buffer, i: number) => Frame | undefined): boolean {
   const from = id3Size(b);
   for (let i = from; i < Math.min(b.length, from + SEARCH); i++) {
     const first = frameAt(b, i);
@@ -70,6 +88,12 @@ export function hasMpegFrames(b: Buffer): boolean {
   }
   return false;
 }
+
+/** A chain of MPEG audio frames (MP1/2/3) after the ID3v2 tag. */
+export const hasMpegFrames = (b: Buffer): boolean => hasChain(b, mpegFrameAt);
+
+/** A chain of ADTS frames (AAC) after the ID3v2 tag. */
+export const hasAdtsFrames = (b: Buffer): boolean => hasChain(b, adtsFrameAt);
 
 /** The first bytes of a file: its ID3v2 tag and what the frame search looks at after it. */
 export async function readHead(stream: Readable): Promise<Buffer> {
