@@ -8,6 +8,8 @@ import { type Benchmark, fmt } from './lib.js';
 import { manyInstancesBenchmark } from './manyInstances.js';
 import { pgStoreBenchmark } from './pgStore.js';
 import { givenPgUrl, markStartedUnderPostgres, rerunUnderPostgres, skipOnlyPg } from './postgres.js';
+import { recordMemoryBenchmark } from './recordMemory.js';
+import { recordRedactionBenchmark } from './recordRedaction.js';
 import { requestLogLineBenchmark } from './requestLogLine.js';
 import { requestOverheadBenchmark } from './requestOverhead.js';
 import { startupBenchmark } from './startup.js';
@@ -31,6 +33,8 @@ export const benchmarks: Benchmark[] = [
   httpsOverheadBenchmark,
   storeWritesBenchmark,
   uploadMemoryBenchmark,
+  recordMemoryBenchmark,
+  recordRedactionBenchmark,
   faultMatchingBenchmark,
   globalFaultsBenchmark,
   pgStoreBenchmark,

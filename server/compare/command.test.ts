@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Pseudonyms } from '../control/redact.js';
+import { Pseudonyms } from '../control/pseudonyms.js';
 import { compareRun } from '../testing/compareRun.js';
 import { faultRules } from './asFaults.js';
 import { Carry } from './carry.js';

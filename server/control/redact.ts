@@ -7,7 +7,7 @@ export const REDACTED = '[redacted]';
 
 /**
  * What a secret is replaced by: `[redacted]` for the journal and logs; a recording names each
- * distinct secret once (`Pseudonyms`), so a session still reads in order and a replay can
+ * distinct secret once (`Pseudonyms`, pseudonyms.ts), so a session still reads in order and a replay can
  * tell which answer a later request's token came from.
  */
 export type Namer = (secret: string) => string;
@@ -81,7 +81,7 @@ const AUTH_SCHEME = /\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]+)/gi;
 const LOOSE_PAIR = /(^|[\s,;(])([A-Za-z][\w.%+-]*)=([^\s&#,;)]+)/g;
 /** A JSON string member with a secret-smelling name: `"refresh_token":"…"`. */
 // Members whose name ends in a secret word; `token_type` or `expires_in` stay readable.
-const JSON_SECRET_NAME =
+export const JSON_SECRET_NAME =
   /(^|_)(token|secret|secret_key|api_?key|apikey|password|signature|sig|private_?key|credentials?)$/i;
 const JSON_SECRET = /("([^"\\]*)"\s*:\s*")((?:[^"\\]|\\.)*)"/g;
 
@@ -118,68 +118,4 @@ export function redactHeaders(
     else out[key] = scrub(value, namer);
   }
   return out;
-}
-
-const PLACEHOLDER = /^(?:\[redacted\]|redacted-\d+)$/;
-/** Subjects the service derives from a partner's user id (JWT `sub`, `bind_history`). */
-const SUBJECT = /client_user_[0-9A-Fa-f-]{8,}/g;
-const USER_NAME = /^(user_?id|userId)$/;
-
-/**
- * The placeholders of one recording (`serve --record`): each distinct secret becomes
- * `redacted-N` (URL-safe, so a redacted presigned URL stays a URL) and each user id `recorded-user-0N` (as long as the id; a subject `client_user_recorded-N`), the
- * same value always the same placeholder, so a session still reads in order and `compare` can
- * carry a token from the answer that gave it to the requests that use it.
- */
-export class Pseudonyms {
-  private readonly secrets = new Map<string, string>();
-  private readonly users = new Map<string, string>();
-
-  readonly secret: Namer = (value) => {
-    if (PLACEHOLDER.test(value)) return value;
-    let name = this.secrets.get(value);
-    if (name === undefined) {
-      name = `redacted-${this.secrets.size + 1}`;
-      this.secrets.set(value, name);
-    }
-    return name;
-  };
-
-  user(value: string): string {
-    let name = this.users.get(value);
-    if (name === undefined) {
-      const n = String(this.users.size + 1);
-      // As long as the id it stands for, so a length rule answers the replay as it did live.
-      const sized = (head: string, len: number) => head + n.padStart(Math.max(0, len - head.length), '0');
-      if (value.startsWith('client_user_')) name = sized('client_user_recorded-', value.length);
-      else
-        name = sized(value.length >= 15 ? 'recorded-user-' : value.length >= 7 ? 'user-' : 'u', value.length);
-      this.users.set(value, name);
-    }
-    return name;
-  }
-
-  /**
-   * Free text with every secret shape, and every secret and user id seen so far, replaced:
-   * a token of no known shape, once seen in a header or a secret-named member, is hidden
-   * wherever it is echoed later (an error message quoting it).
-   */
-  text(text: string): string {
-    let out = text.replace(SUBJECT, (s) => this.user(s));
-    for (const [value, name] of this.users) if (value.length >= 3) out = out.split(value).join(name);
-    for (const [value, name] of this.secrets) if (value.length >= 8) out = out.split(value).join(name);
-    return redactText(out, this.secret);
-  }
-
-  /** A parsed JSON body: secret-named members, user ids and every string's secret shapes. */
-  json(value: unknown, key = ''): unknown {
-    if (typeof value === 'string') {
-      if (value && JSON_SECRET_NAME.test(key)) return this.secret(value);
-      if (value && USER_NAME.test(key)) return this.user(value);
-      return this.text(value);
-    }
-    if (Array.isArray(value)) return value.map((v) => this.json(v, key));
-    if (value === null || typeof value !== 'object') return value;
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.json(v, k)]));
-  }
 }

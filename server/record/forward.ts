@@ -1,14 +1,14 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate } from 'node:zlib';
+import { pipeline, type Readable, type Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
-const DECODERS: Record<string, (b: Buffer) => Promise<Buffer>> = {
-  gzip: promisify(gunzip),
-  'x-gzip': promisify(gunzip),
-  deflate: promisify(inflate),
-  br: promisify(brotliDecompress),
+const DECODERS: Record<string, () => Transform> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
 };
 
 /** Headers of one hop only (RFC 9110 §7.6.1), never passed on; framing is set anew. */
@@ -23,7 +23,8 @@ const HOP = new Set([
   'transfer-encoding',
   'upgrade',
   'content-length',
-  // The whole body is already here: the upstream is not asked whether to send it.
+  // The recorder's own server already answered `100 Continue` to the client (Node does), and
+  // the body is on its way: the upstream is not asked whether to send it.
   'expect',
 ]);
 
@@ -36,36 +37,29 @@ export function endToEnd(headers: IncomingHttpHeaders): Record<string, string | 
 export interface Answer {
   status: number;
   statusText: string;
+  /** As the upstream sent them; without `Content-Encoding`/`Content-Length` when decoded here. */
   headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** Read a whole body, refusing more than `max` bytes. */
-export function readBody(stream: IncomingMessage, max: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    stream.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > max) {
-        stream.destroy();
-        reject(Object.assign(new Error(`body over ${max} bytes`), { code: 'TOO_LARGE' }));
-      } else chunks.push(c);
-    });
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', reject);
-  });
+  /** The answer's body as it arrives (decoded), read by the caller at its own pace. */
+  body: Readable;
+  /**
+   * The answer is complete while the client is still sending (an early 403): the rest of its
+   * body is read and dropped, not sent to an upstream that may never read it.
+   */
+  stopSending(): void;
 }
 
 /**
- * Send one request to the upstream, as the client sent it but for its Host, the framing and
+ * Send one request to the upstream, as the client sent it but for its Host and
  * `Accept-Encoding: identity` (so the answer can be recorded and its storage URLs rewritten).
+ * The body is piped from the client as it arrives, with backpressure: a 100 MiB part never sits
+ * in the recorder. Resolves with the answer's head once it comes; rejects when the upstream
+ * cannot be reached, fails or is silent for `timeoutMs`, or the client goes away first.
  */
-export async function forward(
+export function forward(
   url: URL,
   method: string,
   headers: IncomingHttpHeaders,
-  body: Buffer,
+  body: IncomingMessage,
   timeoutMs: number,
   /** How the host is resolved: the address guard's for S3 hosts (storageEgress.ts), else Node's. */
   lookup?: LookupFunction,
@@ -76,31 +70,53 @@ export async function forward(
     host: url.host,
     'accept-encoding': 'identity',
   };
-  if (body.length > 0 || headers['content-length'] !== undefined) out['content-length'] = String(body.length);
-  const answer = await new Promise<Answer>((resolve, reject) => {
+  // The bytes pass unchanged, so the client's length holds; without one the body goes chunked.
+  if (headers['content-length'] !== undefined) out['content-length'] = headers['content-length'];
+  return new Promise<Answer>((resolve, reject) => {
+    let answered = false;
+    const dropRest = () => {
+      body.unpipe(req);
+      body.resume();
+    };
     const req = send(url, { method, headers: out, timeout: timeoutMs, lookup }, (res) => {
-      readBody(res, 1024 ** 3).then(
-        (b) =>
-          resolve({
-            status: res.statusCode ?? 502,
-            statusText: res.statusMessage ?? '',
-            headers: res.headers,
-            body: b,
-          }),
-        reject,
-      );
+      answered = true;
+      const stopSending = () => {
+        dropRest();
+        req.destroy();
+      };
+      resolve({ ...decoded(res, method), stopSending });
     });
     req.on('timeout', () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(body);
+    req.on('error', (e) => {
+      if (!answered) return reject(e);
+      // Answered before the body was all sent (an S3 403 does that) and then closed: the rest
+      // of the client's body is read and dropped, so the client still gets that answer.
+      dropRest();
+    });
+    // The client gone mid-body: the upstream must not take a truncated body as whole.
+    body.on('close', () => {
+      if (!body.complete) req.destroy(new Error('the client went away before its request was complete'));
+    });
+    body.pipe(req);
   });
-  // Asked for identity, an upstream may still compress: the answer is recorded, rewritten and
-  // passed on decoded (its Content-Encoding dropped), so the client reads the same content.
-  const encoding = String(answer.headers['content-encoding'] ?? '').toLowerCase();
-  const decode = DECODERS[encoding];
-  if (decode && answer.body.length > 0) {
-    const { 'content-encoding': _dropped, ...rest } = answer.headers;
-    return { ...answer, headers: rest, body: await decode(answer.body) };
-  }
-  return answer;
+}
+
+/**
+ * Asked for identity, an upstream may still compress: the answer is recorded, rewritten and
+ * passed on decoded (its Content-Encoding dropped, and its length, which was the compressed
+ * one), so the client reads the same content the file holds.
+ */
+function decoded(res: IncomingMessage, method: string): Omit<Answer, 'stopSending'> {
+  const answer = { status: res.statusCode ?? 502, statusText: res.statusMessage ?? '', headers: res.headers };
+  const make = DECODERS[String(res.headers['content-encoding'] ?? '').toLowerCase()];
+  // No body to decode (a decoder fed nothing fails): passed on as the upstream sent it.
+  const empty =
+    method === 'HEAD' ||
+    answer.status === 204 ||
+    answer.status === 304 ||
+    res.headers['content-length'] === '0';
+  if (!make || empty) return { ...answer, body: res };
+  const { 'content-encoding': _enc, 'content-length': _len, ...rest } = res.headers;
+  // pipeline destroys the decoder with the upstream's error, which its reader then sees.
+  return { ...answer, headers: rest, body: pipeline(res, make(), () => {}) };
 }

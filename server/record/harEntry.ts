@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { type Pseudonyms, redactHeaders } from '../control/redact.js';
+import type { Pseudonyms } from '../control/pseudonyms.js';
+import type { TappedBody } from './bodyTap.js';
 
 /** One exchange as the recorder saw it: the request as it reached it, the upstream's answer. */
 export interface Exchange {
@@ -10,11 +10,12 @@ export interface Exchange {
   /** Absolute: the recorder's own origin and the simulator path. */
   url: string;
   reqHeaders: IncomingHttpHeaders;
-  reqBody: Buffer;
+  /** Bodies as they streamed past: size, MD5, and the bytes when kept (bodyTap.ts). */
+  reqBody: TappedBody;
   status: number;
   statusText: string;
   resHeaders: OutgoingHttpHeaders;
-  resBody: Buffer;
+  resBody: TappedBody;
   operation: string | undefined;
   region: string;
 }
@@ -33,26 +34,27 @@ const header = (h: IncomingHttpHeaders | OutgoingHttpHeaders, name: string): str
 const TEXTUAL = /json|xml|text\/|x-www-form-urlencoded|yaml/i;
 export const isTextual = (mimeType: string): boolean => TEXTUAL.test(mimeType);
 
-/** A body for the file: redacted text, or its length and MD5 when it is bytes. */
+/** A body for the file: redacted text, or its length and MD5 when it is bytes or too long. */
 function body(
-  raw: Buffer,
+  tapped: TappedBody,
   mimeType: string,
   names: Pseudonyms,
 ): { text?: string; size: number; _md5?: string; comment?: string } {
-  if (raw.length === 0) return { text: '', size: 0 };
-  if (!isTextual(mimeType)) {
-    const md5 = createHash('md5').update(raw).digest('hex');
-    return { size: raw.length, _md5: md5, comment: `bytes not kept: ${raw.length} bytes, MD5 ${md5}` };
+  const { size, md5, bytes } = tapped;
+  if (size === 0) return { text: '', size: 0 };
+  if (!bytes) {
+    const what = isTextual(mimeType) ? 'text over the body limit' : 'bytes';
+    return { size, _md5: md5, comment: `${what} not kept: ${size} bytes, MD5 ${md5}` };
   }
-  const text = raw.toString('utf8');
+  const text = bytes.toString('utf8');
   if (/json/i.test(mimeType)) {
     try {
-      return { text: JSON.stringify(names.json(JSON.parse(text))), size: raw.length };
+      return { text: JSON.stringify(names.json(JSON.parse(text))), size };
     } catch {
       // not JSON after all: redacted as any text
     }
   }
-  return { text: names.text(text), size: raw.length };
+  return { text: names.text(text), size };
 }
 
 /**
@@ -78,9 +80,9 @@ export function harEntry(x: Exchange, names: Pseudonyms): object {
       url,
       httpVersion: 'HTTP/1.1',
       cookies: [],
-      headers: pairs(redactHeaders(x.reqHeaders, names.secret)),
+      headers: pairs(names.headers(x.reqHeaders)),
       queryString: [...new URL(url).searchParams].map(([name, value]) => ({ name, value })),
-      ...(x.reqBody.length > 0 || reqType
+      ...(x.reqBody.size > 0 || reqType
         ? {
             postData: {
               mimeType: reqType || 'application/octet-stream',
@@ -90,18 +92,18 @@ export function harEntry(x: Exchange, names: Pseudonyms): object {
           }
         : {}),
       headersSize: -1,
-      bodySize: x.reqBody.length,
+      bodySize: x.reqBody.size,
     },
     response: {
       status: x.status,
       statusText: x.statusText,
       httpVersion: 'HTTP/1.1',
       cookies: [],
-      headers: pairs(redactHeaders(resHeaders, names.secret)),
+      headers: pairs(names.headers(resHeaders)),
       content: { mimeType: resType || 'x-unknown', ...content },
       redirectURL: location ? names.text(location) : '',
       headersSize: -1,
-      bodySize: x.resBody.length,
+      bodySize: x.resBody.size,
     },
     cache: {},
     timings: { send: 0, wait: x.ms, receive: 0 },

@@ -18,6 +18,16 @@ describe('--record and --upstream', () => {
     expect(parseConfig({ record: 'rec', upstream: 'live-jp' }).upstream).toBe('live-jp');
   });
 
+  it('--record-max-size and --record-body-limit take sizes, with defaults of 64 MiB and 1 MiB', () => {
+    expect(parseConfig({})).toMatchObject({ recordMaxSize: 64 * 1024 ** 2, recordBodyLimit: 1024 ** 2 });
+    const c = parseConfig({ 'record-max-size': '1GiB' }, { PARTNER_SIM_RECORD_BODY_LIMIT: '256KiB' });
+    expect(c).toMatchObject({ recordMaxSize: 1024 ** 3, recordBodyLimit: 256 * 1024 });
+    expect(() => parseConfig({ 'record-max-size': '64MB' })).toThrow(
+      /--record-max-size.*"64MB".*such as '64MiB'/,
+    );
+    expect(() => parseConfig({ 'record-max-size': '1000' })).toThrow(/at least 64KiB/);
+  });
+
   it('the banner says where traffic goes and where it is written', () => {
     const text = banner('http://127.0.0.1:4010', testConfig(), [], undefined, {
       file: '/tmp/r/partner-sim-x.har',

@@ -3,13 +3,15 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { Pseudonyms } from '../control/redact.js';
+import { Pseudonyms } from '../control/pseudonyms.js';
 import { fromRoot } from '../core/root.js';
 import { credentialsOf } from '../http/authScheme.js';
-import { endToEnd, forward, readBody } from './forward.js';
-import { harEntry } from './harEntry.js';
+import { BodyTap } from './bodyTap.js';
+import { type Answer, forward } from './forward.js';
+import { harEntry, isTextual } from './harEntry.js';
 import { HarFile } from './harFile.js';
 import { operationOf } from './operationOf.js';
+import { type Relayed, relayAnswer } from './relayAnswer.js';
 import { answeredRefusal } from './storageEgress.js';
 import {
   describeUpstream,
@@ -20,11 +22,7 @@ import {
   type Upstream,
 } from './upstream.js';
 
-/** A part is at most --chunk-size (5 MiB by default); anything far bigger is not a client's. */
-const MAX_REQUEST = 256 * 1024 ** 2;
 const UPSTREAM_TIMEOUT_MS = 120_000;
-/** Answers whose text may hold storage URLs to point back at the recorder. */
-const REWRITABLE = /json|xml|text\//i;
 
 export interface Recorder {
   /** The listener in front of the app: partner-API and storage requests go upstream. */
@@ -51,14 +49,15 @@ function appOf(req: IncomingMessage): string | undefined {
  * `serve --record <dir> --upstream …`: every partner-API and storage request that reaches the
  * simulator (base URL, HTTPS listener or proxy: all hand the app a simulator path) is sent to
  * the upstream, its answer passed back unchanged but for storage URLs pointing back here, and
- * the exchange appended to the session's HAR file before the client gets the answer.
+ * the exchange appended to the session's HAR file before the client's answer ends. Bodies
+ * stream both ways; the file keeps text up to --record-body-limit, and the size and MD5 of all.
  * Everything else (control API, docs, device protocol) is the local simulator's.
  */
 export async function startRecorder(app: RequestListener, config: Config, logger: Logger): Promise<Recorder> {
   const { version } = JSON.parse(await readFile(fromRoot('package.json'), 'utf8')) as { version: string };
   const up: Upstream = parseUpstream(config.upstream!);
   const upstream = describeUpstream(up);
-  const file = await HarFile.create(config.record!, { upstream }, version);
+  const file = await HarFile.create(config.record!, { upstream }, version, { maxSize: config.recordMaxSize });
   const names = new Pseudonyms();
 
   async function record(req: IncomingMessage, res: ServerResponse, to: Forward): Promise<void> {
@@ -67,23 +66,22 @@ export async function startRecorder(app: RequestListener, config: Config, logger
     const path = req.url ?? '/';
     const encrypted = (req.socket as TLSSocket).encrypted === true;
     const self = config.publicUrl ?? `${encrypted ? 'https' : 'http'}://${req.headers.host ?? '127.0.0.1'}`;
-    let reqBody: Buffer;
+    const method = req.method ?? 'GET';
+    // The request body goes upstream as it arrives; the tap keeps what the file needs of it.
+    const reqTap = new BodyTap(isTextual(String(req.headers['content-type'] ?? '')), config.recordBodyLimit);
+    req.on('data', reqTap.add);
+    const reqDone = new Promise<void>((resolve) => {
+      req.once('end', resolve);
+      req.once('close', resolve);
+    });
+    let answer: Answer;
     try {
-      reqBody = await readBody(req, MAX_REQUEST);
-    } catch {
-      return json(res, 413, 'REQUEST_TOO_LARGE', `the recorder forwards bodies up to ${MAX_REQUEST} bytes`);
-    }
-    let answer: Awaited<ReturnType<typeof forward>>;
-    try {
-      answer = await forward(
-        to.url,
-        req.method ?? 'GET',
-        req.headers,
-        reqBody,
-        UPSTREAM_TIMEOUT_MS,
-        to.lookup,
-      );
+      answer = await forward(to.url, method, req.headers, req, UPSTREAM_TIMEOUT_MS, to.lookup);
     } catch (e) {
+      if (req.destroyed && !req.complete)
+        return void logger.info({ path }, 'the client went away mid-request; nothing recorded');
+      // The rest of the body, if any, is read and dropped, so the client gets its 502.
+      req.resume();
       if (answeredRefusal(e, to.url, res, logger)) return;
       logger.warn(
         { err: (e as Error).message, upstream: to.url.origin },
@@ -96,17 +94,23 @@ export async function startRecorder(app: RequestListener, config: Config, logger
         `the upstream ${to.url.origin} did not answer: ${(e as Error).message}`,
       );
     }
-    const headers = endToEnd(answer.headers);
-    let resBody = answer.body;
-    const type = String(answer.headers['content-type'] ?? '');
-    if (resBody.length > 0 && REWRITABLE.test(type))
-      resBody = Buffer.from(rewriteAnswer(up, resBody.toString('utf8'), self));
-    if (typeof headers.location === 'string') headers.location = rewriteAnswer(up, headers.location, self);
-    const head = req.method === 'HEAD';
-    if (head && answer.headers['content-length'] !== undefined)
-      headers['content-length'] = answer.headers['content-length'];
-    else if (answer.status !== 204 && answer.status !== 304)
-      headers['content-length'] = String(resBody.length);
+    let relayed: Relayed;
+    try {
+      relayed = await relayAnswer(res, answer, {
+        head: method === 'HEAD',
+        limit: config.recordBodyLimit,
+        rewrite: (text) => rewriteAnswer(up, text, self),
+      });
+    } catch (e) {
+      // The upstream's answer broke off, or the client left: neither side has a whole exchange.
+      logger.warn({ err: (e as Error).message, path }, 'the answer broke off; nothing recorded');
+      answer.body.destroy();
+      if (res.headersSent) return void res.destroy();
+      return json(res, 502, 'UPSTREAM_UNREACHABLE', `the upstream ${to.url.origin} broke off its answer`);
+    }
+    // An upstream may answer before the body is all in (an S3 403): the entry waits for it.
+    if (!req.complete) answer.stopSending();
+    await reqDone;
     const app = appOf(req);
     if (!file.session.app && app) file.update({ app });
     if (!file.session.region) file.update({ region: to.region });
@@ -116,27 +120,30 @@ export async function startRecorder(app: RequestListener, config: Config, logger
       {
         started,
         ms: Math.round(performance.now() - t0),
-        method: req.method ?? 'GET',
+        method,
         url: `${self}${path}`,
         reqHeaders: req.headers,
-        reqBody,
+        reqBody: reqTap.done(),
         status: answer.status,
         statusText: answer.statusText,
-        resHeaders: headers,
-        resBody,
-        operation: operationOf(req.method ?? 'GET', path),
+        resHeaders: relayed.headers,
+        resBody: relayed.body,
+        operation: operationOf(method, path),
         region,
       },
       names,
     );
+    const before = file.path;
     try {
       await file.append(entry);
+      if (file.path !== before) logger.info({ file: file.path }, 'the recording goes on in a new file');
     } catch (e) {
       logger.error({ err: (e as Error).message, file: file.path }, 'recording failed');
+      // Streamed already: the answer is cut short, so the client does not take it as whole.
+      if (res.headersSent) return void res.destroy();
       return json(res, 500, 'RECORDING_FAILED', `the exchange could not be written to ${file.path}`);
     }
-    res.writeHead(answer.status, answer.statusText, headers);
-    res.end(head ? undefined : resBody);
+    relayed.end();
   }
 
   const listener: RequestListener = (req, res) => {
