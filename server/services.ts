@@ -82,6 +82,7 @@ export function createServices(deps: CoreDeps): Services {
     partnerTtlS: config.partnerTokenTtlS,
     userTtlS: config.userTokenTtlS,
     refreshTtlS: config.refreshTokenTtlS,
+    keepPerApp: config.keepPerApp,
   });
   const appsLifecycle: Lifecycle = {
     async checkFixtures(dir) {
@@ -99,7 +100,10 @@ export function createServices(deps: CoreDeps): Services {
       }
     },
   };
-  const devices = new DeviceRegistry(store, random.fork('devices'), new SdkKeys(store));
+  const devices = new DeviceRegistry(store, random.fork('devices'), new SdkKeys(store), {
+    keepPerApp: config.keepPerApp,
+    now: () => clock.now(),
+  });
   const recorders = new RecorderRegistry(store, random.fork('recorders'), clock);
   const storage = new StorageService(
     store,
@@ -122,6 +126,7 @@ export function createServices(deps: CoreDeps): Services {
     },
     {
       timeoutMs: config.webhookTimeoutMs,
+      keepPerApp: config.keepPerApp,
       egress: new WebhookEgress(config.webhookEgress, () => deps.listening?.() ?? []),
     },
   );
@@ -190,6 +195,7 @@ export function createServices(deps: CoreDeps): Services {
     recorders,
     devices,
     deviceEvents,
+    config.phonesPerApp,
   );
   const phoneRecordings = new PhoneRecordings(phones, recorders, deviceEvents);
   return {

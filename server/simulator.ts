@@ -2,6 +2,7 @@ import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { createApp } from './app.js';
+import { boundSweepers } from './appBounds.js';
 import type { Config } from './config.js';
 import { HOUSEKEEPING, Housekeeper } from './core/housekeeper.js';
 import { createLogger, lineWriter, wantsPretty } from './core/logger.js';
@@ -90,6 +91,7 @@ async function createSimulator(config: Config, listening: CoreDeps['listening'])
       },
       // Every tick, not once a simulated minute: retries are due to the second on app clocks.
       { name: 'webhook deliveries', everyTick: true, sweep: () => services.webhooks.tick() },
+      ...boundSweepers(services),
     ],
     { ...HOUSEKEEPING, tickMs: config.housekeepingTickMs },
     (err, sweeper) => logger.warn({ err, sweeper }, 'housekeeping failed'),

@@ -32,6 +32,9 @@ export interface DeviceRecord {
   released: boolean;
   /** Append-only bind events (`sub` of the binder), OLDEST first so a bind is a push. */
   bind_events: string[];
+  /** The app whose partner sn-sign registered the serial, and when (instance clock): its bound. */
+  signed_by?: string;
+  signed_ms?: number;
 }
 
 /** What the binding query answers (openapi.yaml BindingResponse). */

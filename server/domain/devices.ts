@@ -4,6 +4,7 @@ import type { Random } from '../core/random.js';
 import type { components as AdminComponents } from '../spec/admin-types.js';
 import type { components } from '../spec/api-types.js';
 import { fixtureError, readFixture } from '../spec/fixtures.js';
+import { AppBound } from '../store/appBound.js';
 import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
 import type { Region } from './apps.js';
@@ -53,15 +54,34 @@ const CLIENT_USER = /^client_user_\S+$/;
  */
 export class DeviceRegistry implements Lifecycle {
   private readonly devices: Collection<DeviceRecord>;
+  /**
+   * Serials a partner's sn-sign registered are counted against its app (`signed_by`): the
+   * newest `--keep-per-app` stay, older ones are forgotten (404 as never signed), so a fleet
+   * signing fresh serials does not grow the world for good. Devices put through the control
+   * API or the fixtures belong to no app and stay.
+   */
+  readonly bound: AppBound<DeviceRecord>;
 
   constructor(
     store: Store,
     private readonly random: Random,
     /** Serial signatures and SDK key pairs; tests that never sign may leave it out. */
     private readonly keys: SdkKeys = new SdkKeys(),
+    bounds: { keepPerApp?: number | undefined; now?: () => number } = {},
   ) {
     this.devices = store.collection<DeviceRecord>('devices');
+    this.now = bounds.now ?? Date.now;
+    this.bound = new AppBound({
+      name: 'devices signed',
+      collection: this.devices,
+      keep: bounds.keepPerApp ?? 0,
+      field: 'signed_by',
+      order: 'signed_ms',
+      drop: (sn) => this.devices.delete(sn),
+    });
   }
+
+  private readonly now: () => number;
 
   /** Binding query: a serial that was never signed is the spec's bare 404. */
   async binding(ref: DeviceRef, from: Source): Promise<Binding> {
@@ -71,8 +91,8 @@ export class DeviceRegistry implements Lifecycle {
   }
 
   /** sn-sign: register the serial (if new) and answer its signature (the region's key) with its binding. */
-  async signed(ref: DeviceRef, region: Region): Promise<Binding & { signature: string }> {
-    const binding = await this.sign(ref, 'body');
+  async signed(ref: DeviceRef, region: Region, clientId?: string): Promise<Binding & { signature: string }> {
+    const binding = await this.sign(ref, 'body', clientId);
     const sn = normalizeSerial(ref.sn);
     const type = checkType(sn, ref.type, ['body', 'type']);
     return { signature: await this.keys.signature(region, type, sn), ...binding };
@@ -90,14 +110,19 @@ export class DeviceRegistry implements Lifecycle {
   }
 
   /** Register a serial (`is_bind: null`); a known serial is left as it is. */
-  async sign(ref: DeviceRef, from: Source): Promise<Binding> {
+  async sign(ref: DeviceRef, from: Source, clientId?: string): Promise<Binding> {
     const sn = this.serialOf(ref, from);
     // update: a serial signed twice at once is registered once, never overwritten.
-    return this.devices.update(sn, (rec) => {
-      if (rec) return { result: bindingOf(rec) };
-      const fresh = signedDevice(sn, ref.type);
-      return { next: fresh, result: bindingOf(fresh) };
+    const made = await this.devices.update(sn, (rec) => {
+      if (rec) return { result: { binding: bindingOf(rec), fresh: false } };
+      const fresh: DeviceRecord = {
+        ...signedDevice(sn, ref.type),
+        ...(clientId === undefined ? {} : { signed_by: clientId, signed_ms: this.now() }),
+      };
+      return { next: fresh, result: { binding: bindingOf(fresh), fresh: true } };
     });
+    if (made.fresh && clientId !== undefined) this.bound.touch(clientId);
+    return made.binding;
   }
 
   /**

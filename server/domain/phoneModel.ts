@@ -59,6 +59,8 @@ export interface PhoneRecord {
   connection: ConnectionRecord | null;
   seq: number;
   events: StoredEvent[];
+  /** When it was made, on its app's clock (absent on phones of older runs): its cap's eviction. */
+  created_ms?: number;
 }
 
 /** Events a phone keeps (oldest dropped). */

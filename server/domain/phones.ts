@@ -8,6 +8,7 @@ import type { Collection, Store } from '../store/store.js';
 import type { Region } from './apps.js';
 import type { DeviceEvents, DisconnectReason } from './deviceEvents.js';
 import type { DeviceRegistry } from './devices.js';
+import { makeRoomForPhone } from './phoneCap.js';
 import {
   closeConnection,
   depairedPhone,
@@ -60,6 +61,8 @@ export class PhoneService implements Lifecycle {
     private readonly recorders: RecorderRegistry,
     private readonly devices: DeviceRegistry,
     private readonly events: DeviceEvents,
+    /** `--phones-per-app` (phoneCap.ts); 0: no cap. */
+    private readonly phonesPerApp = 0,
   ) {
     this.phones = store.collection<PhoneRecord>('phones');
   }
@@ -67,6 +70,8 @@ export class PhoneService implements Lifecycle {
   /** initSDK: the token checked in `region` as the SDK's key fetch would be. */
   async create(token: string, region: Region, opts: Dev['PhoneOptions']): Promise<PhoneView> {
     const claims = this.tokens.verify(token, region, 'user');
+    const now = this.clockOf(claims.client_id).now();
+    await makeRoomForPhone(this.phones, claims.client_id, this.phonesPerApp, now);
     const p: PhoneRecord = {
       phone_id: `ph_${this.random.hex(16)}`,
       client_id: claims.client_id,
@@ -83,6 +88,7 @@ export class PhoneService implements Lifecycle {
       connection: null,
       seq: 0,
       events: [],
+      created_ms: now,
     };
     await this.phones.put(p.phone_id, p);
     return phoneView(p, this.now(p));

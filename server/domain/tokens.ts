@@ -3,6 +3,7 @@ import { BoundedMap } from '../core/boundedMap.js';
 import { type ClockOf, epochSeconds, toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import { type Random, stableUuid } from '../core/random.js';
+import { AppBound } from '../store/appBound.js';
 import { PagedSweep } from '../store/pagedSweep.js';
 import type { Collection, Store } from '../store/store.js';
 import { type AppRegistry, otherRegion, type PartnerApp, type Region } from './apps.js';
@@ -33,9 +34,15 @@ export interface TokenSettings {
   partnerTtlS: number;
   userTtlS: number;
   refreshTtlS: number;
+  /** `--keep-per-app`: refresh tokens each app keeps valid, the newest (0: no bound). */
+  keepPerApp?: number | undefined;
 }
 
-const CACHE_LIMIT = 50_000;
+/**
+ * Tokens whose verified claims stay cached (a claims object and the token text, ~1 KiB each):
+ * 10,000 in use at once is more than a fleet holds, and a token pushed out is verified again.
+ */
+const CACHE_LIMIT = 10_000;
 
 /**
  * Partner and user tokens. Both are HS256 JWTs; the `token_use` claim tells them apart.
@@ -49,6 +56,12 @@ export class TokenService {
   private readonly subs = new BoundedMap<string, string>(CACHE_LIMIT);
   private readonly refresh: Collection<RefreshRecord>;
   private readonly sweeping: PagedSweep<RefreshRecord>;
+  /**
+   * Live says nothing of how many refresh tokens stay valid at once; a fleet that exchanges
+   * without ever refreshing would otherwise keep every one for 30 days. The newest
+   * `--keep-per-app` of each app stay; an older one answers INVALID_REFRESH_TOKEN, as a used one does.
+   */
+  readonly bound: AppBound<RefreshRecord>;
 
   constructor(
     store: Store,
@@ -60,6 +73,13 @@ export class TokenService {
   ) {
     this.refresh = store.collection<RefreshRecord>('refreshTokens');
     this.sweeping = new PagedSweep(this.refresh);
+    this.bound = new AppBound({
+      name: 'refresh tokens',
+      collection: this.refresh,
+      keep: settings.keepPerApp ?? 0,
+      order: 'exp_ms',
+      drop: (id) => this.refresh.delete(id),
+    });
   }
 
   /** The stable account id of a partner's user: same (client, user_id), same id, forever. */
@@ -109,6 +129,7 @@ export class TokenService {
       region: app.region,
       exp_ms: this.clockOf(app.client_id).now() + this.settings.refreshTtlS * 1000,
     });
+    this.bound.touch(app.client_id);
     return {
       access_token: this.sign('partner', app, app.client_id, this.settings.partnerTtlS),
       refresh_token,

@@ -167,4 +167,20 @@ export const serviceOptions = [
     env: 'PARTNER_SIM_JOURNAL_UNVERIFIED_BYTES',
     help: 'bytes those unverified entries keep in memory together, at most',
   }),
+  option({
+    flag: 'keep-per-app',
+    key: 'keepPerApp',
+    kind: 'int',
+    default: 1000,
+    env: 'PARTNER_SIM_KEEP_PER_APP',
+    help: 'records of each kind an app keeps, the newest (refresh tokens, upload sessions, files, transcription tasks, webhook deliveries, devices it signed): the oldest go on the next housekeeping tick; 0: no bound',
+  }),
+  option({
+    flag: 'phones-per-app',
+    key: 'phonesPerApp',
+    kind: 'int',
+    default: 100,
+    env: 'PARTNER_SIM_PHONES_PER_APP',
+    help: 'virtual phones (device protocol SDK sessions) an app may hold at once; one more is refused with 409 TOO_MANY_PHONES',
+  }),
 ] as const;

@@ -13,7 +13,7 @@ export const deviceHandlers = {
 
   signDeviceSerial: async ({ auth, body, services }) => ({
     status: 200,
-    body: await services.devices.signed(body, auth.user!.region),
+    body: await services.devices.signed(body, auth.user!.region, auth.user!.client_id),
   }),
 
   verifyDeviceSignature: async ({ auth, body, services }) => ({

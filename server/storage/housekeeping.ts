@@ -48,12 +48,15 @@ export function sweepAbandoned(
   });
 }
 
+/** Remove a completed file with its bytes (a reset, or its app's bound: store/appBound.ts). */
+export async function dropFile(svc: StorageContext, f: FileRecord): Promise<void> {
+  await svc.files.delete(f.file_id);
+  await svc.blobs.deletePrefix(uploadPrefix(f.upload_id));
+}
+
 /** A per-app reset: the app's sessions, parts and files, with their bytes. */
 export async function dropApp(svc: StorageContext, clientId: string): Promise<void> {
   for (const s of await svc.uploads.findBy('client_id', clientId)) await dropUpload(svc, s);
   await svc.parts.deleteBy('client_id', clientId);
-  for (const f of await svc.files.findBy('client_id', clientId)) {
-    await svc.files.delete(f.file_id);
-    await svc.blobs.deletePrefix(uploadPrefix(f.upload_id));
-  }
+  for (const f of await svc.files.findBy('client_id', clientId)) await dropFile(svc, f);
 }

@@ -5,6 +5,7 @@ import type { Random } from '../core/random.js';
 import type { AppRegistry } from '../domain/apps.js';
 import type { FileLookup, FileSource } from '../domain/fileSource.js';
 import type { TokenClaims } from '../domain/tokens.js';
+import { AppBound } from '../store/appBound.js';
 import type { BlobStore } from '../store/blobStore.js';
 import { PagedSweep } from '../store/pagedSweep.js';
 import type { Collection, Store } from '../store/store.js';
@@ -12,7 +13,7 @@ import { type CompleteRequest, completeUpload } from './completion.js';
 import type { StorageContext } from './context.js';
 import { type Download, download, filePath, lookupId, lookupUrl } from './downloads.js';
 import { type HashPool, hashPool } from './hashPool.js';
-import { committedFile, dropApp, sweepAbandoned } from './housekeeping.js';
+import { committedFile, dropApp, dropFile, dropUpload, sweepAbandoned } from './housekeeping.js';
 import { MAX_PARTS, type PartUpload, putPart } from './partUpload.js';
 import { accessKeyOf, Presigner } from './presign.js';
 import { type FileRecord, LIVE_FILETYPES, type PartRecord, type UploadRecord } from './records.js';
@@ -28,6 +29,8 @@ export interface StorageSettings {
   uploadFiletypes: readonly string[];
   /** `--storage-host`: URLs are S3's virtual-host form on it, `https://<host>/<key>?X-Amz-…`. */
   storageHost?: string | undefined;
+  /** `--keep-per-app`: open sessions and completed files each app keeps (0: no bound). */
+  keepPerApp?: number | undefined;
 }
 
 /** The region an S3 host name carries (`<bucket>.s3.<region>.amazonaws.com`), for the credential scope. */
@@ -60,6 +63,8 @@ export class StorageService implements StorageContext, FileSource, Lifecycle {
   private readonly blobNames: Random;
   /** The filetypes generate-presigned-urls accepts: live's pair plus --upload-filetypes. */
   private readonly filetypes: ReadonlySet<string>;
+  /** Each app's newest sessions and files stay; older ones go with their bytes (appBound.ts). */
+  readonly bounds: { uploads: AppBound<UploadRecord>; files: AppBound<FileRecord> };
 
   constructor(
     store: Store,
@@ -78,6 +83,32 @@ export class StorageService implements StorageContext, FileSource, Lifecycle {
     this.fileMd5 = new RunningMd5(this.hashes, blobs);
     this.blobNames = random.fork('blobs');
     this.filetypes = new Set([...LIVE_FILETYPES, ...settings.uploadFiletypes]);
+    const keep = settings.keepPerApp ?? 0;
+    this.bounds = {
+      uploads: new AppBound({
+        name: 'upload sessions',
+        collection: this.uploads,
+        keep,
+        order: 'created_ms',
+        drop: async (id) => {
+          const s = await this.uploads.get(id);
+          if (!s || this.completing.has(id)) return false;
+          await dropUpload(this, s);
+          return true;
+        },
+      }),
+      files: new AppBound({
+        name: 'files',
+        collection: this.files,
+        keep,
+        order: 'created_ms',
+        drop: async (id) => {
+          const f = await this.files.get(id);
+          if (f) await dropFile(this, f);
+          return f !== undefined;
+        },
+      }),
+    };
   }
 
   /** generate-presigned-urls: a session of ceil(filesize / ChunkSize) presigned parts. */
@@ -116,6 +147,7 @@ export class StorageService implements StorageContext, FileSource, Lifecycle {
       expires_ms: now + this.settings.uploadTtlS * 1000,
     };
     await this.uploads.put(rec.upload_id, rec);
+    this.bounds.uploads.touch(rec.client_id);
     const path = `/uploads/${rec.file_id}`;
     const Parts = Array.from({ length: rec.part_count }, (_, i) => {
       const extra = { partNumber: String(i + 1), uploadId: rec.upload_id };
@@ -144,8 +176,10 @@ export class StorageService implements StorageContext, FileSource, Lifecycle {
     return putPart(this, p);
   }
 
-  complete(user: TokenClaims, req: CompleteRequest, publicUrl: string) {
-    return completeUpload(this, user, req, publicUrl);
+  async complete(user: TokenClaims, req: CompleteRequest, publicUrl: string) {
+    const done = await completeUpload(this, user, req, publicUrl);
+    this.bounds.files.touch(user.client_id);
+    return done;
   }
 
   /** The time on the clock of the app a presigned URL names, for `Presigner.verify`. */

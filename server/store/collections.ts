@@ -25,7 +25,7 @@ export const COLLECTIONS = {
   apps: spec({ mirrored: true }),
   clocks: spec({ mirrored: true }),
   faults: spec({ mirrored: true, indexes: ['match.client_id'] }),
-  devices: spec({ indexes: ['owner.client_id'] }),
+  devices: spec({ indexes: ['owner.client_id', 'signed_by'] }),
   /** The device side of recorders (radio, pairing, recordings), one per serial. */
   recorders: spec({ indexes: ['range'] }),
   /** Uploaded bytes of recordings, `<sn>.<sessionId>`. */

@@ -87,6 +87,11 @@ export class LazyCollection<T> extends MemoryCollection<T> {
     return super.page(after, limit);
   }
 
+  override async beyondNewest(field: string, value: string, keep: number, order: string): Promise<string[]> {
+    await this.load();
+    return super.beyondNewest(field, value, keep, order);
+  }
+
   override async deleteBy(field: string, value: string): Promise<number> {
     await this.load();
     return super.deleteBy(field, value);

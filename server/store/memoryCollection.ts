@@ -87,6 +87,15 @@ export class MemoryCollection<T> implements MirroredCollection<T> {
     return ids.length;
   }
 
+  /** Off the request path (a sweep): sorts only the matching ids, when they are too many. */
+  async beyondNewest(field: string, value: string, keep: number, order: string): Promise<string[]> {
+    const ids = this.index(field).get(value);
+    if (!ids || ids.size <= keep) return [];
+    const at = (id: string): number => Number(indexValue(this.map.get(id), order) ?? 0);
+    const sorted = [...ids].sort((a, b) => at(a) - at(b) || (a < b ? -1 : a > b ? 1 : 0));
+    return sorted.slice(0, sorted.length - keep);
+  }
+
   /**
    * Atomic because nothing else runs between reading the record and writing the next value
    * (`fn` is synchronous and the Map is the truth): concurrent updates of one id apply one

@@ -35,6 +35,12 @@ export interface Collection<T> {
    * is written and the error is the caller's.
    */
   update<R>(id: string, fn: (current: T | undefined) => Change<T, R>): Promise<R>;
+  /**
+   * Ids of the records whose indexed `field` equals `value` beyond the newest `keep` of them,
+   * oldest first, by the number in their `order` field (ties by id): what a per-app bound
+   * removes (store/appBound.ts). Empty when there are `keep` or fewer.
+   */
+  beyondNewest(field: string, value: string, keep: number, order: string): Promise<string[]>;
   /** Up to `limit` records with ids after `after`, in id order: how sweepers page through. */
   page(after: string | undefined, limit: number): Promise<Array<[id: string, value: T]>>;
 }

@@ -71,6 +71,31 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       expect(await tokens.findBy('client_id', 'a')).toEqual([{ client_id: 'a' }]);
     });
 
+    it('names the records beyond the newest N of an index value, oldest first', async () => {
+      const tokens = store.collection<{ client_id: string; exp_ms: number }>('refreshTokens');
+      // Written out of order, with a tie (broken by id) and another app's records between.
+      const rows: Array<[string, string, number]> = [
+        ['t5', 'a', 50],
+        ['t1', 'a', 10],
+        ['u1', 'b', 1],
+        ['t3', 'a', 30],
+        ['t2', 'a', 30],
+        ['t4', 'a', 40],
+      ];
+      for (const [id, client_id, exp_ms] of rows) await tokens.put(id, { client_id, exp_ms });
+      expect(await tokens.beyondNewest('client_id', 'a', 2, 'exp_ms')).toEqual(['t1', 't2', 't3']);
+      expect(await tokens.beyondNewest('client_id', 'a', 5, 'exp_ms')).toEqual([]);
+      expect(await tokens.beyondNewest('client_id', 'a', 0, 'exp_ms')).toEqual([
+        't1',
+        't2',
+        't3',
+        't4',
+        't5',
+      ]);
+      expect(await tokens.beyondNewest('client_id', 'b', 0, 'exp_ms')).toEqual(['u1']);
+      expect(await tokens.beyondNewest('client_id', 'zz', 0, 'exp_ms')).toEqual([]);
+    });
+
     it('pages through records in id order', async () => {
       const ids = ['m', 'b', 'z', 'a', 'k', 'c', 'x', 'B', 'a1'];
       for (const id of ids) await devices().put(id, { id });

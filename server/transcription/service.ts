@@ -5,6 +5,7 @@ import { SimError } from '../core/errors.js';
 import type { Lifecycle } from '../core/lifecycle.js';
 import type { Random } from '../core/random.js';
 import type { PartnerApp } from '../domain/apps.js';
+import { AppBound } from '../store/appBound.js';
 import { PagedSweep } from '../store/pagedSweep.js';
 import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
@@ -50,6 +51,8 @@ export class TranscriptionService implements Lifecycle {
   private readonly clockOf: ClockOf;
   private readonly engines: EngineWork;
   private readonly fetches: ExternalFetches;
+  /** Each app's newest `--keep-per-app` tasks stay; an older one answers 404 as an expired one does. */
+  readonly bound: AppBound<TaskRecord>;
 
   constructor(
     store: Store,
@@ -67,6 +70,19 @@ export class TranscriptionService implements Lifecycle {
     this.engines = new EngineWork(store, this.tasks, this.clockOf, (r) => this.engineAudio(r), logger);
     this.fetches = new ExternalFetches(this.tasks, config.fetchAllowPrivate, this.engines, logger);
     this.results = new TaskResults(config, this.engines, opts.transcriptFor);
+    this.bound = new AppBound({
+      name: 'transcription tasks',
+      collection: this.tasks,
+      keep: config.keepPerApp,
+      order: 'created_ms',
+      // A task whose stored audio is being read now goes on a later tick.
+      drop: async (id) => {
+        const r = await this.tasks.get(id);
+        return (
+          r !== undefined && (r.source.kind !== 'storage' || r.audio !== undefined) && this.tasks.delete(id)
+        );
+      },
+    });
   }
 
   /**
@@ -96,6 +112,7 @@ export class TranscriptionService implements Lifecycle {
     const fetchExternal = this.config.fetchExternalAudio;
     const rec = newTask({ id, app, req, createdMs, found, outcome, engine, fetchExternal });
     await this.tasks.put(rec.transcription_id, rec);
+    this.bound.touch(app.client_id);
     await this.opts.events?.submitted(rec);
     // Read (or fetch) the audio now, in the background (then hand it to the engine, if any):
     // the answer does not wait for either.

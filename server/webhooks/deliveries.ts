@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { toIso } from '../core/clock.js';
 import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
+import { AppBound } from '../store/appBound.js';
 import { cutPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
 import {
@@ -12,6 +13,7 @@ import {
   type WebhookDelivery,
   type WebhookFault,
 } from './model.js';
+import { shapePayload } from './payloadForm.js';
 
 /** What a delivery fault rule decided for a new delivery (control/faults.ts webhookFaultFor). */
 export interface PickedFault {
@@ -28,12 +30,14 @@ export interface DeliveryDeps {
   /** Real time, for ordering deliveries created at the same simulated instant. */
   realNow: () => number;
   faultFor: (clientId: string, event: string) => Promise<PickedFault | undefined>;
+  /** Settled deliveries each app's log keeps, the newest (`--keep-per-app`); default 500. */
+  keepPerApp?: number | undefined;
 }
 
 /** Where a page of the delivery log ends: the last delivery shown (creation ms, then id). */
 export type DeliveryPosition = { ms: number; id: string };
 
-/** The last this many deliveries of each app are kept in the log. */
+/** Deliveries each app's log keeps when no `--keep-per-app` is given (tests, the library). */
 const LOG_PER_APP = 500;
 /** `late` without `delay_ms`: a minute on the app's clock. */
 const LATE_DEFAULT_MS = 60_000;
@@ -54,11 +58,29 @@ export const stableId = (prefix: string, ...parts: string[]): string =>
 export class Deliveries {
   readonly log: Collection<DeliveryRecord>;
   readonly outbox: Collection<OutboxItem>;
+  /**
+   * Each app's log keeps its newest deliveries; older ones leave on the housekeeper's tick,
+   * with their due attempts. Trimming there, not in `create`, keeps the
+   * request path free of a read of the app's whole log.
+   */
+  readonly bound: AppBound<DeliveryRecord>;
   private counter = 0;
 
   constructor(private readonly deps: DeliveryDeps) {
     this.log = deps.store.collection<DeliveryRecord>('webhookDeliveries');
     this.outbox = deps.store.collection<OutboxItem>('webhookOutbox');
+    this.bound = new AppBound({
+      name: 'webhook delivery log',
+      collection: this.log,
+      keep: deps.keepPerApp ?? LOG_PER_APP,
+      order: 'created_ms',
+      // A pending one goes too, with its due attempt: an endpoint that is down for good would
+      // otherwise keep every delivery made to it (retries run for a day).
+      drop: async (id) => {
+        await this.outbox.delete(id);
+        return this.log.delete(id);
+      },
+    });
   }
 
   /**
@@ -75,7 +97,12 @@ export class Deliveries {
     if (await this.log.get(id)) return undefined;
     const now = this.deps.now(ep.client_id);
     const name = ep.scheme === 'legacy' ? legacyName(event) : event;
-    const body = JSON.stringify({ id: eventId, event: name, created_at: toIso(now), data });
+    const body = JSON.stringify({
+      id: eventId,
+      event: name,
+      created_at: toIso(now),
+      data: shapePayload(ep.payload, event, data),
+    });
     const fault = await this.deps.faultFor(ep.client_id, event);
     const rec = this.record(id, ep, name, eventId, body, now, fault);
     if (!(await this.log.insert(id, rec))) return undefined;
@@ -84,7 +111,7 @@ export class Deliveries {
     if (!item.held) await this.releaseHeld(ep.id, item);
     await this.outbox.put(id, item);
     if (fault?.kind === 'duplicate') await this.again(rec, 'duplicate');
-    await this.prune(ep.client_id);
+    this.bound.touch(ep.client_id);
     return rec;
   }
 
@@ -110,6 +137,7 @@ export class Deliveries {
     };
     await this.log.put(rec.id, rec);
     await this.outbox.put(rec.id, this.item(rec, undefined));
+    this.bound.touch(rec.client_id);
     return rec;
   }
 
@@ -212,15 +240,6 @@ export class Deliveries {
   }
 
   /** Keep the newest LOG_PER_APP deliveries of the app (settled ones go first). */
-  private async prune(clientId: string): Promise<void> {
-    const all = await this.log.findBy('client_id', clientId);
-    if (all.length <= LOG_PER_APP) return;
-    const old = all
-      .filter((d) => d.status !== 'pending')
-      .sort((a, b) => a.created_ms - b.created_ms)
-      .slice(0, all.length - LOG_PER_APP);
-    for (const d of old) await this.log.delete(d.id);
-  }
 }
 
 export function publicDelivery(r: DeliveryRecord): WebhookDelivery {

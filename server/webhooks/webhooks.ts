@@ -19,6 +19,8 @@ export interface WebhookOptions {
   userAgent?: string;
   /** Where deliveries may go (`--webhook-egress`); default: anywhere. */
   egress?: WebhookEgress;
+  /** Deliveries each app's log keeps (`--keep-per-app`). */
+  keepPerApp?: number;
 }
 
 export interface WebhookDeps {
@@ -62,6 +64,7 @@ export class Webhooks implements Lifecycle {
       now,
       realNow,
       faultFor: deps.faultFor,
+      keepPerApp: opts.keepPerApp,
     });
     this.dispatcher = new Dispatcher(
       {

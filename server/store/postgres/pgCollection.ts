@@ -65,6 +65,16 @@ export class PgCollection<T> implements Collection<T> {
     return r.rows.map((row) => row.data);
   }
 
+  async beyondNewest(field: string, value: string, keep: number, order: string): Promise<string[]> {
+    // Newest first past the kept ones: the partial index on `field` finds the app's rows.
+    const r = await this.db.query<{ id: string }>(
+      `SELECT id FROM records WHERE ${this.byIndex(field)}
+       ORDER BY (${fieldExpr(order)})::float8 DESC NULLS LAST, id DESC OFFSET $2`,
+      [value, keep],
+    );
+    return r.rows.map((row) => row.id).reverse();
+  }
+
   async list(): Promise<T[]> {
     const r = await this.db.query('SELECT data FROM records WHERE collection = $1 ORDER BY id', [this.name]);
     return r.rows.map((row) => row.data);
