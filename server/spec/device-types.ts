@@ -756,6 +756,21 @@ export interface operations {
                 };
             };
             403: components["responses"]["WrongTokenKind"];
+            /** @description The app holds `--phones-per-app` phones already (`TOO_MANY_PHONES`; default 100), none of them both unconnected and an hour old on the app's clock (the oldest such phone is forgotten to make room). End sessions with `DELETE /phones/{phone_id}`, or reset the app. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "TOO_MANY_PHONES",
+                     *       "message": "App demo-client-us holds 100 phones (--phones-per-app 100): end one with DELETE /__device/phones/{phone_id} or reset the app (POST /__admin/reset)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["ValidationFailed"];
