@@ -80,7 +80,7 @@ export async function replay(
 ): Promise<ExchangeResult[]> {
   const carry = new Carry();
   if (rec.app) carry.seed(rec.app, target.app.client_id);
-  const requests = new RequestBuilder(target.root, target.app, carry, audio, rec.entries);
+  const requests = new RequestBuilder(target.root, target.app, carry, audio, rec.entries, rec.app);
   const results: ExchangeResult[] = [];
   // The app's clock runs with real time. Before each exchange it is moved on so that at least
   // as much time has passed since the previous one as had in the recording: each pause is

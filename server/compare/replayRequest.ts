@@ -1,6 +1,6 @@
-import { hasScheme } from '../http/authScheme.js';
 import { type AudioBytes, joinedMd5 } from './audio.js';
 import type { Carry } from './carry.js';
+import { ReplayCredentials } from './credentials.js';
 import type { HarEntry } from './har.js';
 
 /** Headers the replay never copies: framing, the recorder's host, and its encoding choice. */
@@ -38,12 +38,13 @@ export const parseJson = (text: string | undefined): unknown => {
 };
 
 /**
- * A recorded request as the target gets it: on the target's root, with the replay app's
- * credentials, every value learnt so far carried in, and bytes for bodies recorded only as
- * length and MD5 (an upload's `file_md5` recomputed when a stand-in was sent).
+ * A recorded request as the target gets it: on the target's root, with the recording's
+ * credentials as the replay app's good or wrong ones (credentials.ts), every value learnt so
+ * far carried in, and bytes for bodies recorded only as length and MD5 (an upload's
+ * `file_md5` recomputed when a stand-in was sent).
  */
 export class RequestBuilder {
-  private readonly basic: string;
+  private readonly credentials: ReplayCredentials;
   /** The largest part recorded: the part size, to find a part's bytes in a known file. */
   private readonly chunk: number;
   /** Part bytes sent per upload, and whether any was a stand-in. */
@@ -51,12 +52,13 @@ export class RequestBuilder {
 
   constructor(
     private readonly root: string,
-    private readonly app: ReplayApp,
+    app: ReplayApp,
     private readonly carry: Carry,
     private readonly audio: AudioBytes,
     entries: HarEntry[],
+    recordedApp?: string,
   ) {
-    this.basic = `Basic ${Buffer.from(`${app.client_id}:${app.secret_key}`).toString('base64')}`;
+    this.credentials = new ReplayCredentials(app, entries, recordedApp);
     this.chunk = Math.max(
       1,
       ...entries.map((e) => (e.request.postData?._md5 ? (e.request.postData._size ?? 0) : 0)),
@@ -73,10 +75,7 @@ export class RequestBuilder {
     for (const { name, value } of entry.request.headers) {
       const key = name.toLowerCase();
       if (DROPPED.has(key) || key.startsWith(':')) continue;
-      if (key === 'authorization' && hasScheme(value, 'Basic')) headers[key] = this.basic;
-      else if (key === 'x-client-api-key') headers[key] = this.app.api_key;
-      else if (key === 'x-client-id') headers[key] = this.app.client_id;
-      else headers[key] = carry.apply(value);
+      headers[key] = this.credentials.header(key, value) ?? carry.apply(value);
     }
     const method = entry.request.method.toUpperCase();
     const body = method === 'GET' || method === 'HEAD' ? undefined : await this.body(entry, url);

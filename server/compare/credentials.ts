@@ -1,0 +1,71 @@
+import { credentialsOf, hasScheme } from '../http/authScheme.js';
+import { type HarEntry, harHeader } from './har.js';
+
+/** The throw-away app's credentials, which stand in for the recording's good ones. */
+export interface CredentialApp {
+  client_id: string;
+  secret_key: string;
+  api_key: string;
+}
+
+/** Answers that say the credential itself was refused. */
+const REFUSED = new Set([401]);
+
+/**
+ * The recording's credentials as the replay sends them. A redacted secret stands for one
+ * value (the redactor's placeholders are stable), so each recorded Basic credential and
+ * `X-Client-Api-Key` is told apart by its placeholder: one that live ever accepted (any answer
+ * but 401) was the app's real secret and becomes the throw-away app's; one only ever refused
+ * was a wrong secret and becomes a wrong value of the same shape, so a recorded 401 replays
+ * as a 401 instead of a 200 (and `--as-faults` never turns a client's own mistake into a rule).
+ */
+export class ReplayCredentials {
+  private readonly accepted = { basic: new Set<string>(), key: new Set<string>() };
+  private readonly wrong = new Map<string, string>();
+
+  constructor(
+    private readonly app: CredentialApp,
+    entries: HarEntry[],
+    /** The recording's own client_id: another one named in a request stays foreign. */
+    private readonly recordedApp: string | undefined,
+  ) {
+    for (const e of entries) {
+      if (REFUSED.has(e.response.status)) continue;
+      const basic = credentialsOf(harHeader(e.request.headers, 'authorization'), 'Basic');
+      if (basic) this.accepted.basic.add(basic);
+      const key = harHeader(e.request.headers, 'x-client-api-key');
+      if (key) this.accepted.key.add(key);
+    }
+  }
+
+  /** A wrong value of `like`'s length, the same for every use of one recorded value. */
+  private wrongLike(recorded: string, like: string): string {
+    let w = this.wrong.get(recorded);
+    if (w === undefined) {
+      const seed = `wrong-${this.wrong.size + 1}-`;
+      w = seed.padEnd(Math.max(like.length, seed.length), 'x').slice(0, Math.max(like.length, seed.length));
+      this.wrong.set(recorded, w);
+    }
+    return w;
+  }
+
+  /**
+   * The value the replay sends for a credential header (`authorization` with Basic,
+   * `x-client-api-key`, `x-client-id`), or undefined when `name` is not one of them.
+   */
+  header(name: string, value: string): string | undefined {
+    const { app } = this;
+    if (name === 'authorization' && hasScheme(value, 'Basic')) {
+      const recorded = credentialsOf(value, 'Basic') ?? '';
+      const secret = this.accepted.basic.has(recorded)
+        ? app.secret_key
+        : this.wrongLike(recorded, app.secret_key);
+      return `Basic ${Buffer.from(`${app.client_id}:${secret}`).toString('base64')}`;
+    }
+    if (name === 'x-client-api-key')
+      return this.accepted.key.has(value) ? app.api_key : this.wrongLike(value, app.api_key);
+    if (name === 'x-client-id')
+      return this.recordedApp === undefined || value === this.recordedApp ? app.client_id : value;
+    return undefined;
+  }
+}
