@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import contracts from './contracts/vitest.config.js';
 import LongestFirst from './server/testing/longestFirst.js';
+import { QUIET_TEST_TIMEOUT_MS } from './server/testing/scaledBudget.js';
 
 // One project for the unit tests beside the code, the black-box contract scenarios
 // (contracts/) and the partner-flow tests (sdk-tests/): a path filter runs one part
@@ -21,8 +22,14 @@ export default defineConfig({
   },
   test: {
     include: ['server/**/*.test.ts', 'bench/**/*.test.ts', 'sdk-tests/**/*.test.ts', 'contracts/*.test.ts'],
-    // Starts a throw-away PostgreSQL where Debian's binaries are, and names what must skip.
+    // Test files that tests run in a vitest of their own (server/testing/childGroups.test.ts).
+    exclude: [...configDefaults.exclude, 'server/testing/fixtures/**'],
+    // Starts a throw-away PostgreSQL where Debian's binaries are, and names what must skip;
+    // holds the run's folder of the tests' child process groups and kills what is left in it.
     globalSetup: ['./server/testing/globalSetup.ts'],
+    // Stops, at each file's end, the child process groups its tests left (a timed-out test);
+    // scales the default timeouts to the host's measured pace.
+    setupFiles: ['./server/testing/stopChildGroups.ts', './server/testing/scaleTimeouts.ts'],
     // Pool settings, chosen by measurement (issue 33; docs/development.md "How npm test runs").
     // vitest's default on 2 cores is ONE worker (cores - 1), while most files wait on sockets,
     // child processes and timers: one more worker than cores. On 2 cores, two workers still
@@ -33,7 +40,8 @@ export default defineConfig({
     // Longest files first, from vitest's cache or a measured run's times (a fresh clone has no cache).
     sequence: { sequencer: LongestFirst },
     // Slower tests (a real transcription, Chromium, the device's timing) say so where they are.
-    testTimeout: 20_000,
+    // Each worker stretches it (and expect.poll's 1 s) by the host's slowdown (scaleTimeouts.ts).
+    testTimeout: QUIET_TEST_TIMEOUT_MS,
     // One module context per worker, not per file: each file imported the app (express, the
     // spec, the validators) again, 286 s of "import" in a 1,719 s run. Files stop what they
     // start and restore what they replace (global dispatcher, fake timers, the doubles' settings).

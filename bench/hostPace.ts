@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fixedComputation } from '../server/testing/fixedComputation.js';
 import { drive, fmt, median } from './lib.js';
 
 /** A fixed workload's seconds on this host now: its CPU-bound part and its loopback part apart. */
@@ -50,19 +51,13 @@ export async function hostPace(passes = 3): Promise<HostPace> {
 export const paceLine = (p: HostPace): string =>
   `compute ${fmt(p.computeS, 2)} s, 500 loopback requests ${fmt(p.loopbackS, 2)} s`;
 
-/** Kept, so the computation below cannot be optimised away. */
-let sink = 0;
-
 /**
- * The CPU seconds one small fixed computation takes in this process (~30 ms here): integer
- * arithmetic, no allocation, so no garbage collection makes it vary (a JSON round trip of
- * objects varied 17-97 ms between samples), within ~2% from sample to sample on a quiet host.
+ * The CPU seconds the fixed computation takes in this process (~30 ms here), within ~2% from
+ * sample to sample on a quiet host.
  */
 function computeCpuS(): number {
   const c0 = process.cpuUsage();
-  let x = sink;
-  for (let i = 0; i < 1_000_000; i++) x = (x * 1103515245 + 12345 + i) % 2147483647;
-  sink = x;
+  fixedComputation();
   const c = process.cpuUsage(c0);
   return (c.user + c.system) / 1e6;
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PollDeadlineExceeded, pollTranscription, TranscriptionFailed } from '../server/client/poll.js';
 import { fullJitter } from '../server/client/retry.js';
 import { DEMO_US, http } from '../server/testing/http.js';
+import { scaledBudget } from '../server/testing/scaledBudget.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
 
 // A partner's transcription poller against the simulator: back-off with full jitter, a hard
@@ -127,7 +128,7 @@ describe('transcription poller', () => {
     expect(err).toBeInstanceOf(PollDeadlineExceeded);
     expect(took).toBeGreaterThanOrEqual(290);
     // A hang never ends by itself: anything near the deadline proves the poller cut it.
-    expect(took).toBeLessThan(3000);
+    expect(took).toBeLessThan(scaledBudget(3000));
   });
 });
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { options, parseConfig, testConfig } from './config.js';
 import { fromRoot } from './core/root.js';
 import { http } from './testing/http.js';
 import { sourceEntry } from './testing/sourceBuild.js';
+import { spawnTracked } from './testing/spawnTracked.js';
 import { useTestServers } from './testing/useTestServers.js';
 
 function capture() {
@@ -97,11 +97,11 @@ describe('--store', () => {
 
 /** `serve` as a child with stdout a pipe: everything it printed until it stopped on SIGTERM. */
 async function servePiped(entry: string, args: string[]): Promise<string> {
-  const proc = spawn(process.execPath, [entry, 'serve', '--in-memory', '--port', '0', ...args], {
+  const proc = spawnTracked(process.execPath, [entry, 'serve', '--in-memory', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  proc.stdout.on('data', (d: Buffer) => {
+  proc.stdout!.on('data', (d: Buffer) => {
     out += d.toString();
     if (/listening on/.test(out) && proc.exitCode === null && !proc.killed) proc.kill('SIGTERM');
   });

@@ -1,11 +1,12 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Acked, client, complete, cutPut, md5, rehost } from './testing/crashWorkload.js';
 import { DEMO_US, http, userToken } from './testing/http.js';
+import { scaledBudget } from './testing/scaledBudget.js';
 import { type ServeChild, spawnServe } from './testing/serveChild.js';
 import { sourceEntry } from './testing/sourceBuild.js';
+import { spawnTracked } from './testing/spawnTracked.js';
 import { useTestServers } from './testing/useTestServers.js';
 
 /**
@@ -105,10 +106,12 @@ async function leftovers(dir: string): Promise<{ orphans: string[]; ghosts: stri
  */
 async function cleanedUp(dir: string, child: ServeChild): Promise<void> {
   let reported = false;
-  const report = child.printed(/removed storage left behind by an interrupted run/, 20_000).then(() => {
-    reported = true;
-  });
-  const until = performance.now() + 20_000;
+  const report = child
+    .printed(/removed storage left behind by an interrupted run/, scaledBudget(20_000))
+    .then(() => {
+      reported = true;
+    });
+  const until = performance.now() + scaledBudget(20_000);
   // A kill that left nothing needs no wait at all.
   let left = await leftovers(dir);
   while (left.orphans.length + left.ghosts.length + left.temps.length > 0 && performance.now() < until) {
@@ -213,15 +216,16 @@ describe('crash safety (SIGKILL)', () => {
       child.proc.kill('SIGTERM');
       expect(await child.exited).toBe(0);
     },
-    // ~3 s a cycle on a quiet run; twice that when npm test's heaviest files run beside it.
-    15_000 + CYCLES * 7_000,
+    // ~3 s a cycle on a quiet run; twice that when npm test's heaviest files run beside it,
+    // and more on a host busy with other work (scaledBudget.ts).
+    scaledBudget(15_000 + CYCLES * 7_000),
   );
 
   it('refuses a second process on the same data folder, naming the owner', async () => {
     const dir = await servers.tempDir();
     const owner = await launch(dir);
     try {
-      const second = spawn(process.execPath, [entry, 'serve', '--port', '0', '--data-dir', dir], {
+      const second = spawnTracked(process.execPath, [entry, 'serve', '--port', '0', '--data-dir', dir], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let err = '';

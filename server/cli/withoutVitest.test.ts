@@ -1,19 +1,18 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VITEST_MISSING } from '../contract/plan.js';
 import { fromRoot } from '../core/root.js';
 import { type ServeChild, spawnServe } from '../testing/serveChild.js';
 import { sourceEntry } from '../testing/sourceBuild.js';
+import { execFileTracked } from '../testing/spawnTracked.js';
 
 // vitest is an optional peer dependency: only `contract` needs it. Each command and entry runs
 // in a child process where it cannot be resolved (hideVitest.mjs), as in an install without
 // it, and the hook's log shows that nothing even tried to load it.
-const run = promisify(execFile);
+const run = execFileTracked;
 const HIDE = ['--import', fromRoot('server', 'testing', 'hideVitest.mjs')];
 
 let work: string;

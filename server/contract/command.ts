@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { ContractSettingsError } from '../../contracts/target/settings.js';
 import { fromRoot } from '../core/root.js';
 import { compareRuns } from './drift.js';
@@ -47,6 +47,8 @@ export interface RunOptions {
   onOutput?: (chunk: string) => void;
   /** A compiled suite's folder (default: the package's dist/contracts); tests pass the current sources'. */
   suite?: string;
+  /** How the vitest child starts: tests pass theirs, so that no run outlives its test (issue 45). */
+  spawn?: (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
 }
 
 /** One vitest child for one target; resolves with its exit code (1 when the target is unreachable). */
@@ -74,7 +76,7 @@ async function runOne(
       env.CONTRACT_UNREACHABLE = line;
     }
   }
-  const child = spawn(process.execPath, vitestArgs(p, { defaultReporter: !unreachable }), {
+  const child = (opts.spawn ?? spawn)(process.execPath, vitestArgs(p, { defaultReporter: !unreachable }), {
     cwd: fromRoot(),
     env,
     stdio: opts.onOutput ? ['ignore', 'pipe', 'pipe'] : 'inherit',

@@ -5,6 +5,7 @@ import type { Store } from '../store/store.js';
 import { useContractRuns } from '../testing/contractRuns.js';
 import { http } from '../testing/http.js';
 import { sourceSuite } from '../testing/sourceBuild.js';
+import { spawnTracked } from '../testing/spawnTracked.js';
 import { startTestServer } from '../testing/testServer.js';
 import { runContract } from './command.js';
 
@@ -46,6 +47,7 @@ describe('parallel contract runs against one simulator', () => {
       let out = '';
       const code = await runContract(['--target', 'url', '--base-url', sim.url, '--reports-dir', dir], {
         suite: await sourceSuite(),
+        spawn: spawnTracked,
         env: cleanEnv(),
         onOutput: (s) => {
           out += s;

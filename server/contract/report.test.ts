@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { shapeOf } from '../../contracts/lib/record.js';
 import { coverageIndex, renderCoverage } from '../../contracts/reporter/coverage.js';
@@ -9,6 +7,7 @@ import { renderJunit } from '../../contracts/reporter/junit.js';
 import type { ScenarioResult } from '../../contracts/reporter/scenarioResult.js';
 import { junitProblems } from '../testing/junitSchema.js';
 import { sourceEntry } from '../testing/sourceBuild.js';
+import { execFileTracked } from '../testing/spawnTracked.js';
 import { diffShapes, driftBetween, renderDrift } from './drift.js';
 import { probe } from './probe.js';
 
@@ -235,9 +234,9 @@ const reason = await probe('http://127.0.0.1:${plain}', 2000);
 console.log(JSON.stringify({ reason, undici: ${undici} }));`;
     const bare = `await import('node:http'); console.log(JSON.stringify({ undici: ${undici} }));`;
     const run = async (code: string) =>
-      JSON.parse(
-        (await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code])).stdout,
-      ) as { undici: boolean };
+      JSON.parse((await execFileTracked(process.execPath, ['--input-type=module', '-e', code])).stdout) as {
+        undici: boolean;
+      };
     const [probed, http] = await Promise.all([run(script), run(bare)]);
     expect(probed).toEqual({ undici: http.undici });
   }, 60_000);

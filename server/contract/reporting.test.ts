@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { useContractRuns } from '../testing/contractRuns.js';
 import { freePort } from '../testing/freePort.js';
 import { sourceSuite } from '../testing/sourceBuild.js';
+import { spawnTracked } from '../testing/spawnTracked.js';
 import { startTestServer } from '../testing/testServer.js';
 import { runContract } from './command.js';
 
@@ -13,6 +14,7 @@ async function run(argv: string[]): Promise<{ code: number; out: string }> {
   let out = '';
   const code = await runContract(argv, {
     suite: await sourceSuite(),
+    spawn: spawnTracked,
     env: cleanEnv(),
     onOutput: (s) => {
       out += s;

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { useContractRuns } from '../testing/contractRuns.js';
 import { http } from '../testing/http.js';
 import { sourceSuite } from '../testing/sourceBuild.js';
+import { spawnTracked } from '../testing/spawnTracked.js';
 import { startTestServer } from '../testing/testServer.js';
 import { runContract } from './command.js';
 
@@ -36,6 +37,7 @@ describe('partner-sim contract (runner)', () => {
     let out = '';
     const code = await runContract(['--live'], {
       suite: await sourceSuite(),
+      spawn: spawnTracked,
       env: cleanEnv({}),
       onOutput: (s) => {
         out += s;
@@ -94,6 +96,7 @@ m.register = function (...args) {
       let out = '';
       const code = await runContract(['--live', '--reports-dir', dir], {
         suite: await sourceSuite(),
+        spawn: spawnTracked,
         env: cleanEnv({
           NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require "${preload}"`.trim(),
           CONTRACT_BASE_URL: sim.url,
@@ -152,6 +155,7 @@ m.register = function (...args) {
         ['--target', 'url', '--base-url', sim.url, '--reports-dir', dir, 'tokens.test'],
         {
           suite: await sourceSuite(),
+          spawn: spawnTracked,
           env: cleanEnv({}),
           onOutput: (s) => {
             out += s;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { completeUpload, md5hex, putPart, startUpload } from '../client/steps.js';
 import { failure, useFaultSim } from '../testing/faultKit.js';
 import { basicAuth, DEMO_US, http, userToken } from '../testing/http.js';
+import { scaledBudget } from '../testing/scaledBudget.js';
 
 // Fault rules that delay, reset, hang, send a malformed body or a wrong ETag, as a real HTTP
 // client sees them.
@@ -10,16 +11,18 @@ const { sim, tokenUrl, exchange, addFault } = useFaultSim();
 
 describe('fault rules: latency, reset, hang, malformed, wrong ETag', () => {
   it('delays by delay_ms, then answers normally', async () => {
-    // A delay long enough that a busy CI machine cannot blur delayed and undelayed answers.
-    await addFault({ operation: 'getPartnerToken', delay_ms: 1000, times: 1 });
+    // A delay long enough that a busy machine cannot blur delayed and undelayed answers: 1 s,
+    // stretched as the host is slower (an undelayed answer took longer than 0.9 s on it).
+    const delay = scaledBudget(1000);
+    await addFault({ operation: 'getPartnerToken', delay_ms: delay, times: 1 });
     const t0 = performance.now();
     const r = await exchange();
     const slow = performance.now() - t0;
     expect(r.status).toBe(200);
-    expect(slow).toBeGreaterThanOrEqual(990);
+    expect(slow).toBeGreaterThanOrEqual(delay - 10);
     const t1 = performance.now();
     await exchange();
-    expect(performance.now() - t1).toBeLessThan(900);
+    expect(performance.now() - t1).toBeLessThan(delay - 100);
   });
 
   it('delays, then answers the given status', async () => {

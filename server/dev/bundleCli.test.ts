@@ -1,17 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http } from '../testing/http.js';
 import { type ServeChild, spawnServe } from '../testing/serveChild.js';
 import { sourceEntry } from '../testing/sourceBuild.js';
+import { execFileTracked } from '../testing/spawnTracked.js';
 
 // What `serve` pays for at start (issue 33): the bundled CLI, as `npm run build` and the
 // tests' source build make it, run as a child process that reports the Node built-ins it
 // loaded by the time it is told to stop.
-const run = promisify(execFile);
+const run = execFileTracked;
 
 let work: string;
 let entry: string;

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,8 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, type ExpectStatic, it } from 'vitest';
 import { fromRoot } from '../core/root.js';
 import { DEMO_US, userToken } from '../testing/http.js';
+import { scaledBudget } from '../testing/scaledBudget.js';
+import { spawnTracked } from '../testing/spawnTracked.js';
 import { startTestServer } from '../testing/testServer.js';
 
 // A double runs inside a partner's process: a Node process that used it must end by itself
@@ -62,15 +63,15 @@ async function run(kind: 'rn' | 'capacitor', stopSimulator: boolean, sn: string,
       body: JSON.stringify({ case: 'never_paired' }),
     });
     expect(arranged.status).toBe(200);
-    const child = spawn(process.execPath, [join(dir, 'app.mjs'), kind, sim.url, token, sn], {
+    const child = spawnTracked(process.execPath, [join(dir, 'app.mjs'), kind, sim.url, token, sn], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d) => {
+    child.stdout!.on('data', (d) => {
       out += d;
     });
-    child.stderr.on('data', (d) => {
+    child.stderr!.on('data', (d) => {
       err += d;
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -81,9 +82,9 @@ async function run(kind: 'rn' | 'capacitor', stopSimulator: boolean, sn: string,
     if (stopSimulator) await sim.stop();
     // Let a few polls fail before the app's last await ends.
     await new Promise((r) => setTimeout(r, stopSimulator ? 1_000 : 0));
-    child.stdin.write('go\n');
+    child.stdin!.write('go\n');
     const t0 = Date.now();
-    const deadline = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const deadline = setTimeout(() => child.kill('SIGKILL'), scaledBudget(15_000));
     const code = await exited;
     clearTimeout(deadline);
     return { code, ms: Date.now() - t0, out, err };
@@ -105,7 +106,7 @@ describe('a process that used a double exits on its own', () => {
     const r = await run(kind, gone, sn, expect);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain('last await done');
-    expect(r.ms).toBeLessThan(5_000);
+    expect(r.ms).toBeLessThan(scaledBudget(5_000));
     const lines = r.err.split('\n').filter(Boolean);
     expect(lines.length, r.err).toBeLessThanOrEqual(1);
     if (gone)

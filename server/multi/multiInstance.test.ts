@@ -10,6 +10,7 @@ import { freshDatabase, PG_SKIP_REASON, testPgUrl } from '../testing/pgCluster.j
 import { type RoundRobinProxy, startRoundRobinProxy } from '../testing/roundRobinProxy.js';
 import { type ServeChild, spawnServe } from '../testing/serveChild.js';
 import { sourceEntry, sourceSuite } from '../testing/sourceBuild.js';
+import { spawnTracked } from '../testing/spawnTracked.js';
 
 // Issue 15: N simulators on one PostgreSQL behave as one. Three real processes of the current
 // sources share a fresh database; the contract suite runs through a round-robin proxy, and the
@@ -97,6 +98,7 @@ describe.skipIf(!testPgUrl)(
       const before = [...proxy.counts];
       const code = await runContract(['--target', 'url', '--base-url', proxy.url, '--reports-dir', dir], {
         suite: await sourceSuite(),
+        spawn: spawnTracked,
         env: cleanEnv(),
         onOutput: (s) => {
           out += s;

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Agent, type Dispatcher, getGlobalDispatcher, ProxyAgent, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollTranscription } from '../client/poll.js';
@@ -11,12 +9,13 @@ import { uploadBytes } from '../client/upload.js';
 import { fromRoot } from '../core/root.js';
 import { AUDIO_FIXTURES, audioPath, readAudio } from '../testing/audioFixtures.js';
 import { DEMO_US, userToken } from '../testing/http.js';
+import { execFileTracked } from '../testing/spawnTracked.js';
 import { startTestServer, type TestServer, tempDataDir } from '../testing/testServer.js';
 
 // Partner clients that know only the live hosts and insist on https and S3 URLs, unchanged,
 // through the simulator's proxy with its CA trusted: Debian's Python (standard library),
 // curl, and Node's fetch with a proxy agent. The whole flow, loopback only.
-const run = promisify(execFile);
+const run = execFileTracked;
 const STORAGE = 'partner-sim.s3.us-east-1.amazonaws.com';
 const S3_KEY = /^https:\/\/partner-sim\.s3\.us-east-1\.amazonaws\.com\/(uploads|files)\/file_[0-9a-f]+$/;
 const mp3 = AUDIO_FIXTURES.mp3;

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { runContract } from '../contract/command.js';
 import { useContractRuns } from '../testing/contractRuns.js';
 import { sourceSuite } from '../testing/sourceBuild.js';
+import { spawnTracked } from '../testing/spawnTracked.js';
 import { startTestServer, tempDataDir } from '../testing/testServer.js';
 
 // The whole contract suite, `--target url`, against an HTTPS instance and one with an
@@ -46,6 +47,7 @@ describe('contract suite against HTTPS and storage-host instances', () => {
       let out = '';
       const code = await runContract(['--target', 'url', '--base-url', base, '--reports-dir', dir], {
         suite: await sourceSuite(),
+        spawn: spawnTracked,
         env: cleanEnv(),
         onOutput: (s) => {
           out += s;

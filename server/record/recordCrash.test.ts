@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SimulatorHandle, startSimulator } from '../embed/startSimulator.js';
 import { basicAuth } from '../testing/http.js';
+import { scaledBudget } from '../testing/scaledBudget.js';
 import { spawnServe } from '../testing/serveChild.js';
 import { sourceEntry } from '../testing/sourceBuild.js';
 
@@ -56,7 +57,7 @@ describe('serve --record, killed', () => {
         for (let i = 0; i < 50; i++) await send();
       }),
     );
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + scaledBudget(20_000);
     while (answered < 15 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     expect(answered).toBeGreaterThanOrEqual(15);
     child.proc.kill('SIGKILL');

@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../core/root.js';
+import { execFileTracked } from '../testing/spawnTracked.js';
 import { startTestServer, type TestServer } from '../testing/testServer.js';
 
-const run = promisify(execFile);
+const run = execFileTracked;
 const SOURCES = [
   'redirect/register',
   'redirect/hosts',

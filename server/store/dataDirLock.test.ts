@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli.js';
+import { spawnTracked } from '../testing/spawnTracked.js';
 import { useTestServers } from '../testing/useTestServers.js';
 import { DataDirLockedError } from './dataDirLock.js';
 import { FileStore } from './fileStore.js';
@@ -15,7 +15,7 @@ afterEach(() => {
 
 /** A child process that stays alive until killed, and its pid. */
 function sleeper(): { pid: number; stop: () => Promise<void> } {
-  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+  const child = spawnTracked(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   return {
     pid: child.pid!,

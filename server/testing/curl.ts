@@ -1,7 +1,4 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { type ExecFileError, execFileTracked } from './spawnTracked.js';
 
 /**
  * curl with `-sS -i` and a 20 s cap: its status line(s), headers and body, what it said on
@@ -9,10 +6,10 @@ const run = promisify(execFile);
  */
 export async function curl(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   try {
-    const { stdout, stderr } = await run('curl', ['-sS', '-i', '-m', '20', ...args]);
+    const { stdout, stderr } = await execFileTracked('curl', ['-sS', '-i', '-m', '20', ...args]);
     return { code: 0, out: stdout, err: stderr };
   } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, out: x.stdout, err: x.stderr };
+    const x = e as ExecFileError;
+    return { code: x.code ?? -1, out: x.stdout, err: x.stderr };
   }
 }

@@ -1,4 +1,5 @@
 import { parseCLI } from 'vitest/node';
+import { createGroupsDir, killRecordedGroupsNow, stopRecordedGroups } from './childGroups.js';
 import { CHROMIUM_INSTALL, haveChromium } from './chromiumPath.js';
 import { CHROMIUM_STATE, createSetupState, PG_STATE } from './setupState.js';
 import { havePostgresBinaries, startThrowawayCluster } from './throwawayCluster.js';
@@ -38,9 +39,14 @@ export function selectsBrowserTests(argv: string[]): boolean {
  * start fails the tests that need it, with its reason. One Chromium serves every browser
  * test file of the run. Workers start after this and inherit the URLs through the environment.
  */
-export default async function setup(): Promise<(() => Promise<void>) | undefined> {
+export default async function setup(): Promise<() => Promise<void>> {
   const missing: string[] = [];
   const stops: (() => Promise<void>)[] = [];
+  // The tests' child process groups (childGroups.ts), stopped last, after the workers ended.
+  // On SIGINT/SIGTERM vitest exits without this teardown; its 'exit' event still comes.
+  const groups = createGroupsDir();
+  const onExit = () => killRecordedGroupsNow(groups);
+  process.once('exit', onExit);
   // Neither Chromium nor PostgreSQL is waited for: each takes a second or two to start, and
   // only the files that need one wait for it (setupState.ts).
   if (!haveChromium) {
@@ -81,8 +87,9 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
     }
   }
   if (missing.length > 0) process.stdout.write(`tests: skipping what needs ${missing.join('; ')}\n`);
-  if (stops.length === 0) return undefined;
   return async () => {
     for (const stop of stops) await stop();
+    await stopRecordedGroups(groups);
+    process.off('exit', onExit);
   };
 }

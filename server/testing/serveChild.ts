@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnTracked } from './spawnTracked.js';
 
 export interface ServeChild {
   proc: ChildProcess;
@@ -20,7 +21,7 @@ export function spawnServe(
   args: string[],
   opts: { nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {},
 ): Promise<ServeChild> {
-  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), entry, 'serve', ...args], {
+  const proc = spawnTracked(process.execPath, [...(opts.nodeArgs ?? []), entry, 'serve', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: opts.env ?? process.env,
   });

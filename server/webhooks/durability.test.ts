@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { http } from '../testing/http.js';
 import { freshDatabase, PG_SKIP_REASON, testPgUrl } from '../testing/pgCluster.js';
+import { scaledBudget } from '../testing/scaledBudget.js';
 import { type ServeChild, spawnServe } from '../testing/serveChild.js';
 import { sourceEntry } from '../testing/sourceBuild.js';
 import { startTestServer } from '../testing/testServer.js';
@@ -119,7 +120,7 @@ describe.skipIf(!testPgUrl)(
           await http('POST', `${attempts % 2 ? adminA : adminB}/clock`, {
             json: { client_id: 'pg-hooks', advance_ms: advance },
           });
-        await rc.waitFor(EVENTS * attempts, 15_000);
+        await rc.waitFor(EVENTS * attempts, scaledBudget(15_000));
         // Both instances tick every TICK_MS: three more ticks for a second copy to show up.
         await new Promise((r) => setTimeout(r, 3 * TICK_MS));
         expect(rc.got).toHaveLength(EVENTS * attempts);
