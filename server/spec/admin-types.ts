@@ -110,6 +110,8 @@ export interface paths {
          *     `plaud-signature: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>` and
          *     `plaud-timestamp` (Unix seconds); `legacy` sends `Plaud-Signature: <hex
          *     HMAC-SHA256(secret, raw body)>` and the older event names (`audio_transcribe.*`).
+         *     `payload` chooses how a transcription event's `data` reads: `docs` (default,
+         *     `transcriptionId` and, when failed, `error`) or `poll` (`transcription_id`, `message`).
          *     `events` lists the events it wants (every event when omitted). At most 20 endpoints per
          *     app. Endpoints are removed with the app.
          */
@@ -907,12 +909,18 @@ export interface components {
          * @enum {string}
          */
         WebhookScheme: "current" | "legacy";
+        /**
+         * @description How a transcription event's `data` reads. `docs` (default): as the docs' receiver sample and events table read it, `{transcriptionId, status, data}` for `transcription.completed` and `{transcriptionId, status, error}` for `transcription.failed`; `poll`: what a poll answers, `{transcription_id, status, data, message?}`. Device events are the same in both.
+         * @enum {string}
+         */
+        WebhookPayload: "docs" | "poll";
         NewWebhookEndpoint: {
             /** @description An absolute `http` or `https` URL. */
             url: string;
             /** @description The signing secret; generated (`whsec_…`) when omitted. */
             secret?: string;
             scheme?: components["schemas"]["WebhookScheme"];
+            payload?: components["schemas"]["WebhookPayload"];
             /** @description The events to receive; every event when omitted. */
             events?: components["schemas"]["WebhookEvent"][];
             /** @default true */
@@ -921,6 +929,7 @@ export interface components {
         WebhookEndpointChange: {
             url?: string;
             scheme?: components["schemas"]["WebhookScheme"];
+            payload?: components["schemas"]["WebhookPayload"];
             events?: components["schemas"]["WebhookEvent"][];
             enabled?: boolean;
         };
@@ -929,6 +938,7 @@ export interface components {
             client_id: string;
             url: string;
             scheme: components["schemas"]["WebhookScheme"];
+            payload: components["schemas"]["WebhookPayload"];
             /** @description The events it receives; null for every event. */
             events: components["schemas"]["WebhookEvent"][] | null;
             enabled: boolean;
@@ -2116,6 +2126,7 @@ export interface operations {
                      *       "client_id": "demo-app",
                      *       "url": "http://127.0.0.1:8080/webhooks/plaud",
                      *       "scheme": "current",
+                     *       "payload": "docs",
                      *       "events": [
                      *         "transcription.completed",
                      *         "transcription.failed"

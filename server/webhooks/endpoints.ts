@@ -56,6 +56,7 @@ export class WebhookEndpoints {
       client_id: clientId,
       url: input.url,
       scheme: input.scheme ?? 'current',
+      payload: input.payload ?? 'docs',
       events: input.events ?? null,
       enabled: input.enabled ?? true,
       created_at: toIso(this.now(clientId)),
@@ -144,5 +145,6 @@ export class WebhookEndpoints {
 
 function publicView(r: EndpointRecord): WebhookEndpoint {
   const { secret: _s, seq: _q, ...rest } = r;
-  return rest;
+  // Endpoints stored before `payload` existed get the default form.
+  return { ...rest, payload: r.payload ?? 'docs' };
 }

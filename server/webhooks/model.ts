@@ -2,6 +2,7 @@ import type { components } from '../spec/admin-types.js';
 
 type S = components['schemas'];
 export type WebhookEvent = S['WebhookEvent'];
+export type WebhookPayload = S['WebhookPayload'];
 export type NewWebhookEndpoint = S['NewWebhookEndpoint'];
 export type WebhookEndpointChange = S['WebhookEndpointChange'];
 export type WebhookEndpoint = S['WebhookEndpoint'];
@@ -10,8 +11,12 @@ export type WebhookDelivery = S['WebhookDelivery'];
 export type WebhookAttempt = S['WebhookAttempt'];
 export type WebhookFault = NonNullable<S['FaultRule']['webhook_fault']>;
 
-/** An endpoint as stored: the public view plus its secret and creation order. */
-export interface EndpointRecord extends WebhookEndpoint {
+/**
+ * An endpoint as stored: the public view plus its secret and creation order. `payload` may be
+ * missing on endpoints stored before it existed (the public view answers the default).
+ */
+export interface EndpointRecord extends Omit<WebhookEndpoint, 'payload'> {
+  payload?: WebhookPayload;
   secret: string;
   seq: number;
 }

@@ -45,17 +45,22 @@ describe('transcription events', () => {
     expect(a.event).toBe('transcription.completed');
     expect(b.event).toBe('audio_transcribe.completed');
     expect(a.id).toBe(b.id);
-    expect(a.data).toMatchObject({ transcription_id: task.body.transcription_id, status: 'SUCCESS' });
+    // The docs' form (default): the id where the docs' receiver reads it.
+    expect(a.data).toMatchObject({ transcriptionId: task.body.transcription_id, status: 'SUCCESS' });
+    expect(a.data).not.toHaveProperty('transcription_id');
     expect(a.data.data.text ?? a.data.data.results).toBeTruthy();
     // Seen again by later passes: nothing new is sent.
     await advance(app.client_id, 60_000);
     expect(rc.got).toHaveLength(2);
   });
 
-  it('sends failed when the status is forced, once', async () => {
+  it('sends failed when the status is forced, once, in the poll form when the endpoint asks', async () => {
     const app = await newApp();
     const rc = await receiver();
-    const ep = (await endpoint(app.client_id, { url: rc.url, events: ['transcription.failed'] })).body;
+    const ep = (
+      await endpoint(app.client_id, { url: rc.url, events: ['transcription.failed'], payload: 'poll' })
+    ).body;
+    expect(ep.payload).toBe('poll');
     const task = await http('POST', `${s.api}/open/partner/ai/transcriptions/`, {
       headers: keys(app),
       json: { file_url: 'https://example.com/b.mp3' },

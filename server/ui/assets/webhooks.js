@@ -15,7 +15,7 @@ function endpointRows(list) {
       {},
       el('td', {}, el('code', {}, e.id)),
       el('td', {}, e.url),
-      el('td', {}, e.scheme),
+      el('td', {}, `${e.scheme}, ${e.payload ?? 'docs'} payload`),
       el('td', {}, e.events ? e.events.join(', ') : 'every event'),
       el('td', {}, e.enabled ? 'enabled' : 'paused'),
       el(
@@ -92,7 +92,7 @@ export function setupWebhooks(refreshAll) {
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const f = new FormData(form);
-    const body = { url: f.get('url'), scheme: f.get('scheme') };
+    const body = { url: f.get('url'), scheme: f.get('scheme'), payload: f.get('payload') };
     const events = String(f.get('events') ?? '')
       .split(/[\s,]+/)
       .filter(Boolean);
