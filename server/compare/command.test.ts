@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Pseudonyms } from '../control/pseudonyms.js';
 import { compareRun } from '../testing/compareRun.js';
-import { faultRules } from './asFaults.js';
+import { faultRules, planFaults } from './asFaults.js';
 import { Carry } from './carry.js';
 import type { ExchangeResult } from './replay.js';
 
@@ -125,6 +125,10 @@ describe('--as-faults rules', () => {
         ]),
         result('uploadPart', 503, 200, xml, [{ name: 'Content-Type', value: 'application/xml' }]),
         result('createUserToken', 422, 422, '{"detail":[]}'), // the simulator gives it too
+        // A client's own error the target answered otherwise: drift, never a rule (a rule
+        // would fail the app's correct token requests).
+        result('getPartnerToken', 401, 200, '{"detail":"CLIENT_NOT_FOUND"}'),
+        result('getDeviceBinding', 404, 200, '{"detail":"NOT_FOUND"}'),
         result('getPartnerToken', 200, 503, '{}'), // not an error on the recording's side
         result('GET /nowhere', 500, 404, ''), // no operation to put a rule on
       ],
@@ -147,6 +151,37 @@ describe('--as-faults rules', () => {
         times: 1,
         match: { client_id: 'app-1' },
       },
+    ]);
+  });
+});
+
+describe('--as-faults reasons', () => {
+  it('each recorded failure without a rule is named with why', () => {
+    const r = (operation: string, recorded: number, actual: number, label: string) =>
+      ({
+        label,
+        operation,
+        recorded: { status: recorded },
+        actual: { status: actual },
+        entry: { response: { status: recorded, headers: [], content: { size: 0, text: '' } } },
+      }) as unknown as ExchangeResult;
+    const plan = planFaults(
+      [
+        r('getPartnerToken', 401, 401, '#1'),
+        r('getPartnerToken', 401, 200, '#2'),
+        r('GET /nowhere', 500, 404, '#3'),
+        r('createTranscription', 503, 200, '#4'),
+        r('createTranscription', 503, 200, '#5'),
+      ],
+      undefined,
+    );
+    expect(plan.skipped.map((s) => [s.label, s.why.split(':')[0]])).toEqual([
+      ['#1', 'the target answered 401 too'],
+      ['#2', "the client's own error, which the simulator must give by itself, but the target answered 200"],
+      ['#3', 'no operation of openapi.yaml to put a rule on (the target answered 404)'],
+    ]);
+    expect(plan.rules.map((p) => p.why)).toEqual([
+      'recorded 503 at #4, #5, the target answered 200: a failure of the service the simulator cannot explain',
     ]);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from '../cli/parseArgs.js';
 import { type DriftReport, renderDrift } from '../contract/drift.js';
 import { ControlClient } from '../embed/controlClient.js';
-import { createFaults, faultRules } from './asFaults.js';
+import { createFaults, planFaults } from './asFaults.js';
 import { AudioBytes } from './audio.js';
 import { RecordingError, readRecording } from './har.js';
 import { type ExchangeResult, replay } from './replay.js';
@@ -28,9 +28,12 @@ Options:
   --audio <file>            audio the recording uploaded (kept there as length and MD5 only),
                             so the target gets the same bytes; repeatable (the package's
                             fixtures are always looked at)
-  --as-faults               turn each recorded non-2xx answer the target did not give into a
-                            fault rule (operation, status, body, times) on the target, and
-                            print the rules created
+  --as-faults               turn each recorded failure of the service (timeout, 429, 5xx)
+                            the target did not give into a fault rule (operation, status,
+                            body, times) on the target; print the rules created on stdout
+                            after the report (in --json, as its "faults"), and on stderr why
+                            each rule was made and each other recorded failure was not (the
+                            target gave it too, or a client's own 4xx: never a rule)
   --app <client_id>         with --as-faults: the app the rules apply to (default: the
                             recording's app)
   --help                    show this help
@@ -67,6 +70,27 @@ async function openTarget(raw: string, token: string | undefined) {
   const root = `${u.origin}${u.pathname.replace(/\/+$/, '').replace(/(\/jp|\/us)?\/developer\/api$/, '')}`;
   const control = new ControlClient(`${root}/__admin`, token ? { adminToken: token } : {});
   return { root, control, name: root, stop: async () => {} };
+}
+
+/**
+ * `--as-faults`: the rules for what the simulator cannot explain, created on the target; each
+ * rule made and each recorded failure skipped is said on stderr with its reason.
+ */
+async function asFaults(
+  results: ExchangeResult[],
+  clientId: string | undefined,
+  control: ControlClient,
+  io: CompareIo,
+): Promise<Awaited<ReturnType<typeof createFaults>>> {
+  const plan = planFaults(results, clientId);
+  for (const { rule, why } of plan.rules)
+    io.stderr(`partner-sim compare: rule ${rule.operation} ${rule.status} x${rule.times}: ${why}\n`);
+  for (const s of plan.skipped)
+    io.stderr(`partner-sim compare: no rule for ${s.label} ${s.operation} ${s.status}: ${s.why}\n`);
+  return createFaults(
+    control,
+    plan.rules.map((p) => p.rule),
+  );
 }
 
 export async function runCompare(
@@ -136,27 +160,31 @@ export async function runCompare(
       await target.control.deleteApp(app.client_id).catch(() => {});
     }
     const report = recordingReport(results, file, target.name);
+    // Rules are made before the report is printed, so --json can carry them.
+    const faults = values['as-faults']
+      ? await asFaults(results, values.app ?? rec.app, target.control, io)
+      : undefined;
     const md = renderDrift(report, {
       title: 'Recording drift',
       sides: `main: the recording ${file} (${results.length} exchanges); compare: ${target.name}.`,
       column: 'exchange',
     });
     const json = `${JSON.stringify(report, null, 2)}\n`;
-    io.stdout(values.json ? json : md);
+    // Data on stdout: the report, then the rules created (one JSON object a line; in --json,
+    // the report's `faults`). What was done and why goes to stderr.
+    if (values.json) io.stdout(faults ? `${JSON.stringify({ ...report, faults }, null, 2)}\n` : json);
+    else io.stdout(md + (faults?.length ? `\n${faults.map((f) => JSON.stringify(f)).join('\n')}\n` : ''));
     if (values['reports-dir']) {
       await mkdir(values['reports-dir'], { recursive: true });
       await writeFile(join(values['reports-dir'], 'recording-drift.md'), md);
       await writeFile(join(values['reports-dir'], 'recording-drift.json'), json);
     }
-    if (values['as-faults']) {
-      const rules = faultRules(results, values.app ?? rec.app);
-      const created = await createFaults(target.control, rules);
+    if (faults) {
       const where =
         values.target === 'sim'
           ? ' (in the in-process simulator, gone when this run ends: use --target URL to keep them)'
           : '';
-      io.stderr(`partner-sim compare: created ${created.length} fault rule(s) on ${target.name}${where}\n`);
-      for (const f of created) io.stderr(`${JSON.stringify(f)}\n`);
+      io.stderr(`partner-sim compare: created ${faults.length} fault rule(s) on ${target.name}${where}\n`);
     }
     return values['fail-on-drift'] && report.drift.length > 0 ? 1 : 0;
   } finally {
