@@ -39,8 +39,6 @@ interface EngineSegment {
   start: number;
   end: number;
   text: string;
-  /** exp(avg_logprob) when the engine gave it. */
-  confidence?: number;
 }
 
 export interface EngineTranscript {
@@ -178,16 +176,7 @@ export async function transcribe(req: EngineRequest, audio: EngineAudio): Promis
         throw new EngineError('the speech engine answered a segment without numeric start/end and text');
       const text = s.text.trim();
       if (text === '') continue;
-      const confidence =
-        typeof s.avg_logprob === 'number' && Number.isFinite(s.avg_logprob)
-          ? Math.round(Math.min(1, Math.exp(s.avg_logprob)) * 1000) / 1000
-          : undefined;
-      segments.push({
-        start: s.start,
-        end: Math.max(s.start, s.end),
-        text,
-        ...(confidence ? { confidence } : {}),
-      });
+      segments.push({ start: s.start, end: Math.max(s.start, s.end), text });
     }
   } else if (typeof body.text !== 'string') {
     throw new EngineError(

@@ -28,7 +28,7 @@ export interface EngineResult {
   md5: string;
   /** ISO-639-1, when the engine named it. */
   language?: string;
-  segments: { start: number; end: number; text: string; speaker?: number; confidence?: number }[];
+  segments: { start: number; end: number; text: string; speaker?: number }[];
 }
 
 /** Engines are CPU-heavy: at most this many requests at once from one simulator. */

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { EngineResult } from './engineWork.js';
 import {
   type LiveResult,
   normalizeParams,
@@ -120,19 +122,77 @@ describe('attached transcripts', () => {
       duration: 75,
       segments: t.segments,
     });
-    const l = (await buildResult(input(), 'live', t)) as LiveResult;
+    // Live's ids, in order of appearance, whatever the transcript calls its speakers.
+    const l = (await buildResult(input({}, { transcribe: { language: 'en-GB' } }), 'live', t)) as LiveResult;
     expect(l.results.map((x) => [x.speaker_id, x.language, x.language_probability])).toEqual([
-      ['Alice', 'en', 1],
-      ['Bob', 'en', 1],
+      ['SPEAKER_00', 'en', 1],
+      ['SPEAKER_01', 'en', 1],
     ]);
   });
 
   it('get one deterministic embedding per speaker label with return_embedding', async () => {
     const params = { diarization: { return_embedding: true } };
     const a = await attachedHeard(t, input({}, params));
-    expect(a.embeddings?.map((e) => e.speaker)).toEqual(['Alice', 'Bob']);
+    expect(a.embeddings?.map((e) => [e.speaker, e.speaker_id])).toEqual([
+      ['Alice', 'SPEAKER_00'],
+      ['Bob', 'SPEAKER_01'],
+    ]);
     expect(a.embeddings?.[0]?.vector).toHaveLength(EMBEDDING_DIM);
     expect((await attachedHeard(t, input({}, params))).embeddings).toEqual(a.embeddings);
     expect((await attachedHeard(t, input())).embeddings).toBeUndefined();
+  });
+});
+
+describe('every source names speakers and language probability one way', () => {
+  // The fixture's own sidecar (meeting.mp3, "Speaker 1"), a transcript labelled by name, an
+  // engine's answer and the made-up words: live's SPEAKER_NN in order of appearance, and the
+  // probability 1 when the task named its language, a detection's 0.85-0.99 for auto.
+  const sidecar = JSON.parse(
+    readFileSync(new URL('../../fixtures/audio/meeting.mp3.transcript.json', import.meta.url), 'utf8'),
+  ) as Transcript;
+  const named: Transcript = {
+    language: 'en-US',
+    segments: [
+      { start: 0, end: 1, text: 'One.', speaker: 'Bob' },
+      { start: 1, end: 2, text: 'Two.', speaker: 'Alice' },
+      { start: 2, end: 3, text: 'Three.', speaker: 'Bob' },
+    ],
+  };
+  const engine: EngineResult = {
+    key: 'k',
+    md5: 'm',
+    language: 'en',
+    segments: [
+      // As engineWork.ts numbers the diarization's speakers: in order of appearance.
+      { start: 0, end: 1, text: 'Hi.', speaker: 0 },
+      { start: 1, end: 2, text: 'Yes.', speaker: 1 },
+      { start: 2, end: 3, text: 'Right.', speaker: 0 },
+    ],
+  };
+  const sources = {
+    fixture: (i: ResultInput) => heardFor(i, sidecar),
+    attached: (i: ResultInput) => heardFor(i, named),
+    engine: (i: ResultInput) => heardFor(i, undefined, engine),
+    fake: (i: ResultInput) => heardFor(i, undefined),
+  };
+
+  it.each(Object.entries(sources))('%s', async (_name, heard) => {
+    const diarized = { diarization: { enabled: true, return_embedding: true } };
+    for (const language of ['auto', 'de-DE']) {
+      const i = input({}, { ...diarized, transcribe: { language } });
+      const l = shapeResult(await heard(i), 'live') as LiveResult;
+      const ids = l.results.map((x) => x.speaker_id);
+      expect(ids.every((x) => /^SPEAKER_\d\d$/.test(x))).toBe(true);
+      const order = [...new Set(ids)];
+      expect(order).toEqual(order.map((_, n) => `SPEAKER_${String(n).padStart(2, '0')}`));
+      expect(Object.keys(l.embeddings ?? {})).toEqual(order);
+      for (const x of l.results)
+        if (language === 'auto') {
+          expect(x.language_probability).toBeGreaterThanOrEqual(0.85);
+          expect(x.language_probability).toBeLessThanOrEqual(0.99);
+        } else expect(x.language_probability).toBe(1);
+      // The same audio reads the same.
+      expect(shapeResult(await heard(i), 'live')).toEqual(l);
+    }
   });
 });

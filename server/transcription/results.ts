@@ -100,6 +100,29 @@ function embedding(f: Faker): number[] {
 
 const liveLabel = (n: number) => `SPEAKER_${String(n).padStart(2, '0')}`;
 
+/**
+ * Live's `speaker_id` for each label, whatever the source calls its speakers: `SPEAKER_00`,
+ * `SPEAKER_01`, … in order of first appearance (the docs' transcription examples and the
+ * clients that parse them; an attached transcript may say `Speaker 1` or `Alice`).
+ */
+function liveIds(labels: string[]): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const l of labels) if (!ids.has(l)) ids.set(l, liveLabel(ids.size));
+  return ids;
+}
+
+/**
+ * `language_probability` of each segment, one rule for every source: 1 when the task named
+ * its language (live, as the docs' results show), else a detection's 0.85–0.99, drawn per
+ * audio and segment so the same audio reads the same. An engine's exp(avg_logprob) is a
+ * confidence in the words, not in the language, so it is not used for this.
+ */
+async function languageProbabilities(input: ResultInput, count: number): Promise<number[]> {
+  if (input.params.language !== 'auto') return Array.from({ length: count }, () => 1);
+  const p = seeded(await getFaker(), input.seed, input.audioKey, 'language-probability');
+  return Array.from({ length: count }, () => p.number.float({ min: 0.85, max: 0.99, fractionDigits: 3 }));
+}
+
 /** The made-up transcript of audio nobody attached one to. */
 export async function fakeHeard(input: ResultInput): Promise<Heard> {
   const f = await getFaker();
@@ -111,18 +134,17 @@ export async function fakeHeard(input: ResultInput): Promise<Heard> {
   );
   if (params.diarization) assignSpeakers(seeded(f, seed, audioKey, 'speakers'), segs);
   const auto = params.language === 'auto';
-  // The live probability is 1 when the caller named the language.
-  const p = seeded(f, seed, audioKey, 'language-probability');
+  const probability = await languageProbabilities(input, segs.length);
   const heard: Heard = {
     language: auto ? DETECTED_LANGUAGE : params.language,
     duration,
-    segments: segs.map((s) => ({
+    segments: segs.map((s, i) => ({
       start: s.start,
       end: s.end,
       text: s.text,
       speaker: `Speaker ${s.speaker + 1}`,
       speaker_id: liveLabel(s.speaker),
-      language_probability: auto ? p.number.float({ min: 0.85, max: 0.99, fractionDigits: 3 }) : 1,
+      language_probability: probability[i]!,
     })),
   };
   if (params.return_embedding) {
@@ -152,12 +174,18 @@ async function withEmbeddings(heard: Heard, input: ResultInput): Promise<Heard> 
  * An attached transcript, exactly: its segments, labels and language. The duration is the
  * audio's, stretched to the last segment's end if the transcript runs longer.
  */
-export function attachedHeard(t: Transcript, input: ResultInput): Promise<Heard> {
+export async function attachedHeard(t: Transcript, input: ResultInput): Promise<Heard> {
+  const ids = liveIds(t.segments.map((s) => s.speaker));
+  const probability = await languageProbabilities(input, t.segments.length);
   return withEmbeddings(
     {
       language: t.language,
       duration: Math.max(input.duration, ...t.segments.map((s) => s.end)),
-      segments: t.segments.map((s) => ({ ...s, speaker_id: s.speaker, language_probability: 1 })),
+      segments: t.segments.map((s, i) => ({
+        ...s,
+        speaker_id: ids.get(s.speaker)!,
+        language_probability: probability[i]!,
+      })),
     },
     input,
   );
@@ -168,14 +196,15 @@ export function attachedHeard(t: Transcript, input: ResultInput): Promise<Heard>
  * task asked for diarization (else everyone is the first speaker); the language the task named,
  * else the one the engine detected (else the made-up one's).
  */
-function engineHeard(r: EngineResult, input: ResultInput): Promise<Heard> {
+async function engineHeard(r: EngineResult, input: ResultInput): Promise<Heard> {
   const named = input.params.language !== 'auto';
   const language = named ? input.params.language : (r.language ?? DETECTED_LANGUAGE);
+  const probability = await languageProbabilities(input, r.segments.length);
   return withEmbeddings(
     {
       language,
       duration: Math.max(input.duration, ...r.segments.map((s) => s.end)),
-      segments: r.segments.map((s) => {
+      segments: r.segments.map((s, i) => {
         const n = input.params.diarization ? (s.speaker ?? 0) : 0;
         return {
           start: s.start,
@@ -183,7 +212,7 @@ function engineHeard(r: EngineResult, input: ResultInput): Promise<Heard> {
           text: s.text,
           speaker: `Speaker ${n + 1}`,
           speaker_id: liveLabel(n),
-          language_probability: named ? 1 : (s.confidence ?? 1),
+          language_probability: probability[i]!,
         };
       }),
     },
