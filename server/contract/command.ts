@@ -1,6 +1,7 @@
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { ContractSettingsError } from '../../contracts/target/settings.js';
 import { fromRoot } from '../core/root.js';
+import { wantsColor } from '../core/wantsColor.js';
 import { compareRuns } from './drift.js';
 import { type Plan, plan, type RunPlan, VitestMissingError, vitestArgs } from './plan.js';
 import { probe, targetUrl } from './probe.js';
@@ -60,6 +61,8 @@ async function runOne(
   const err = opts.onOutput ?? ((s: string) => process.stderr.write(s));
   const url = targetUrl(run.env);
   let env = { ...run.env };
+  // vitest colours a pipe when CI is set: escape codes in a CI log. Colour for a terminal only.
+  if (!wantsColor(opts.onOutput ? {} : process.stdout, env)) env.NO_COLOR = '1';
   let unreachable = false;
   let cleanup = async () => {};
   if (url) {

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
 import { DEMO_US, exchangeToken, http } from '../testing/http.js';
 import { useTestServers } from '../testing/useTestServers.js';
@@ -48,8 +49,8 @@ describe('request lines and the traffic summary', () => {
   const requestLines = (spy: { mock: { calls: unknown[][] } }) =>
     spy.mock.calls.filter((c) => c[1] === 'request').length;
 
-  it('writes a line per partner request at info only with --access-log; the journal has them either way', async () => {
-    for (const accessLog of [false, true]) {
+  it('writes a line per partner request by default, at debug only with PARTNER_SIM_ACCESS_LOG=off; the journal has them either way', async () => {
+    for (const accessLog of [true, false]) {
       const s = await servers.start({ logLevel: 'info', accessLog });
       const info = vi.spyOn(s.services.deps.logger, 'info');
       expect((await exchangeToken(s.api, DEMO_US)).status).toBe(200);
@@ -59,17 +60,94 @@ describe('request lines and the traffic summary', () => {
     }
   });
 
+  it('logs every surface, a refused Host too, at a level by status (4xx warn, 5xx error), with method, path, code, ms and request id', async () => {
+    const s = await servers.start({ logLevel: 'info' });
+    const logger = s.services.deps.logger;
+    const spies = {
+      info: vi.spyOn(logger, 'info'),
+      warn: vi.spyOn(logger, 'warn'),
+      error: vi.spyOn(logger, 'error'),
+    };
+    const root = s.url;
+    await http('GET', `${s.admin}/clock`, { headers: { 'X-Request-Id': 'ci-admin' } });
+    await http('GET', `${root}/docs`);
+    await http('GET', `${root}/__device/phones/ph_${'0'.repeat(32)}`);
+    await exchangeToken(s.api, { ...DEMO_US, secret_key: 'wrong' });
+    // A Host the control API refuses (a DNS-rebinding page's request): fetch cannot set Host.
+    const refused = await new Promise<number>((resolve, reject) => {
+      const u = new URL(`${s.admin}/clock`);
+      request(
+        { host: u.hostname, port: u.port, path: u.pathname, headers: { host: 'evil.example' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      )
+        .on('error', reject)
+        .end();
+    });
+    expect(refused).toBe(403);
+    // An injected 503 on the token exchange: a server error, logged as one.
+    await http('POST', `${s.admin}/faults`, {
+      json: { operation: 'getPartnerToken', status: 503, times: 1 },
+    });
+    expect((await exchangeToken(s.api, DEMO_US)).status).toBe(503);
+    await new Promise((r) => setTimeout(r, 20));
+    const lines = (spy: { mock: { calls: unknown[][] } }) =>
+      spy.mock.calls.filter((c) => c[1] === 'request').map((c) => c[0] as Record<string, unknown>);
+    const info = lines(spies.info);
+    const warn = lines(spies.warn);
+    const error = lines(spies.error);
+    expect(info).toContainEqual(
+      expect.objectContaining({
+        method: 'GET',
+        path: '/__admin/clock',
+        status: 200,
+        surface: 'admin',
+        request_id: 'ci-admin',
+      }),
+    );
+    expect(info).toContainEqual(expect.objectContaining({ path: '/docs', surface: 'other' }));
+    expect(warn).toContainEqual(
+      expect.objectContaining({
+        path: `/__device/phones/ph_${'0'.repeat(32)}`,
+        status: 404,
+        surface: 'device',
+        code: expect.any(String),
+      }),
+    );
+    expect(warn).toContainEqual(
+      expect.objectContaining({
+        path: '/developer/api/oauth/partner/access-token',
+        status: 401,
+        client_id: 'demo-client-us',
+      }),
+    );
+    expect(warn).toContainEqual(
+      expect.objectContaining({ path: '/__admin/clock', status: 403, code: 'HOST_NOT_ALLOWED' }),
+    );
+    expect(error).toContainEqual(
+      expect.objectContaining({ path: '/developer/api/oauth/partner/access-token', status: 503 }),
+    );
+    for (const line of [...info, ...warn, ...error]) {
+      expect(line).toMatchObject({ latency_ms: expect.any(Number), request_id: expect.any(String) });
+      expect(line).not.toHaveProperty('headers');
+    }
+    // One line a request: seven requests (the fault's POST too), seven lines.
+    expect(info.length + warn.length + error.length).toBe(7);
+  });
+
   it('adds the request id, and the error code of a failed answer, to JSON lines', async () => {
     const s = await servers.start({ logLevel: 'info', accessLog: true });
-    const info = vi.spyOn(s.services.deps.logger, 'info');
+    const warn = vi.spyOn(s.services.deps.logger, 'warn');
     const r = await exchangeToken(s.api, { ...DEMO_US, secret_key: 'wrong' }, { 'X-Request-Id': 'ci-7' });
     expect(r.status).toBe(401);
     await new Promise((r) => setTimeout(r, 20));
-    const line = info.mock.calls.find((c) => c[1] === 'request')![0];
+    const line = warn.mock.calls.find((c) => c[1] === 'request')![0];
     expect(line).toMatchObject({ status: 401, request_id: 'ci-7', code: r.body.detail });
   });
 
-  it('writes one readable line per request at info by default when logs are readable (a terminal)', async () => {
+  it('writes one readable line per request by default when logs are readable (a terminal)', async () => {
     const s = await servers.start({ logLevel: 'info', logFormat: 'pretty' });
     // The lines go straight to stdout: caught there (and kept off the test's output).
     const written: string[] = [];
@@ -87,7 +165,9 @@ describe('request lines and the traffic summary', () => {
       out.mockRestore();
     }
     expect(r.status).toBe(401);
-    const lines = written.map((l) => l.replace(/^\[[\d:.]+\] INFO: /, ''));
+    // A client's mistake warns; a success is information.
+    expect(written[0]).toMatch(/^\[[\d:.]+\] WARN: /);
+    const lines = written.map((l) => l.replace(/^\[[\d:.]+\] (INFO|WARN): /, ''));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(
       new RegExp(

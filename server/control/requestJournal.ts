@@ -27,7 +27,8 @@ const RECORDING_OVERHEAD = 512;
 interface RecorderContext {
   services: Services;
   logger: Services['deps']['logger'];
-  lineLevel: 'info' | 'debug';
+  /** Per-request lines at a level by the answer's status (`levelOf`); PARTNER_SIM_ACCESS_LOG=off: at debug. */
+  byStatus: boolean;
   summary: TrafficSummary;
   /** Writes one readable line per request (a terminal), instead of a JSON log object. */
   readable: Services['deps']['requestLine'];
@@ -56,6 +57,8 @@ class Recording implements DeferredEntry {
   private answer: unknown;
   private requestId: string | undefined;
   private errorCode: string | undefined;
+  /** The surface a log line names: the journal's, or the device protocol, or 'other' (docs, pages). */
+  private lineSurface: string = 'other';
 
   constructor(
     private readonly ctx: RecorderContext,
@@ -106,6 +109,7 @@ class Recording implements DeferredEntry {
     this.faultId = sim.fault?.id ?? null;
     this.warnings = sim.warnings;
     this.requestId = sim.requestId;
+    this.lineSurface = surface ?? (sim.surface === 'device' ? 'device' : 'other');
     // Why a request failed, in the journal: a bounded, redacted excerpt of non-2xx answers.
     if (status >= 300 && sim.answer !== undefined) {
       this.answer = summarizeAnswer(sim.answer);
@@ -113,19 +117,21 @@ class Recording implements DeferredEntry {
     }
     // Kept in the journal from here on: nothing may hold the request or the response alive.
     this.req = this.res = undefined;
-    const { logger, lineLevel } = this.ctx;
+    const { logger, byStatus } = this.ctx;
+    const level = byStatus ? levelOf(status) : 'debug';
     if (surface !== 'api' && surface !== 'storage') {
-      logger.debug({ ...lineOf({ id: '-', ...this.build() }), surface: surface ?? 'other' }, 'request');
+      // Not journaled (control API, device protocol, docs, other paths): the line is all there is.
+      if (logger.isLevelEnabled(level)) this.line(undefined, level);
       return undefined;
     }
-    this.ctx.summary.count(status, this.started);
+    if (!byStatus) this.ctx.summary.count(status, this.started);
     const id = this.ctx.services.journal.add(this, this.receivedMs, owner.ring);
     if (typeof id === 'string') {
-      if (logger.isLevelEnabled(lineLevel)) this.line(id);
+      if (logger.isLevelEnabled(level)) this.line(id, level);
       return undefined;
     }
     return id.then((i) => {
-      if (logger.isLevelEnabled(lineLevel)) this.line(i);
+      if (logger.isLevelEnabled(level)) this.line(i, level);
     });
   }
 
@@ -143,21 +149,25 @@ class Recording implements DeferredEntry {
     return n + 2 * ((JSON.stringify(this.body)?.length ?? 0) + (JSON.stringify(this.answer)?.length ?? 0));
   }
 
-  private line(id: string): void {
-    const { logger, lineLevel, readable } = this.ctx;
+  /** `id`: the journal entry's (partner API and storage host only). */
+  private line(id: string | undefined, level: LineLevel): void {
+    const { logger, readable } = this.ctx;
     const debug = logger.isLevelEnabled('debug');
     if (readable !== undefined && !debug) {
       // One line a person reads, from the recorded facts: no entry built, no headers redacted.
-      readable(lineLevel, readableLine(this.lineFacts(), this.errorCode));
+      readable(level, readableLine(this.lineFacts(), this.errorCode));
       return;
     }
-    const e = { id, ...this.build() };
+    const e = { id: id ?? '-', ...this.build() };
     // At debug, a terminal's line carries the request's headers and body summary below it.
     if (readable !== undefined)
-      logger[lineLevel](detail(true, e), readableLine(this.lineFacts(), this.errorCode));
+      logger[level](detail(true, e), readableLine(this.lineFacts(), this.errorCode));
     else {
       const code = this.errorCode === undefined ? {} : { code: this.errorCode };
-      logger[lineLevel]({ ...lineOf(e), ...code, ...detail(debug, e) }, 'request');
+      const { id: _id, ...rest } = lineOf(e);
+      // A line of a surface the journal does not keep names its surface and no journal id.
+      const fields = id === undefined ? { ...rest, surface: this.lineSurface } : lineOf(e);
+      logger[level]({ ...fields, ...code, ...detail(debug, e) }, 'request');
     }
   }
 
@@ -219,12 +229,14 @@ function recordOnClose(this: WithRecording): void {
 
 /**
  * Step 2 of the pipeline (http/pipeline.ts): records every request when its connection is
- * done with it: one journal entry (partner API and storage host) and, with `--access-log` (or
- * at debug), one log line. On the request path only the raw facts are taken; the entry is
- * built and redacted when someone lists the journal or a line is written. Everything recorded
- * goes through the same redaction, so neither holds a secret in clear. Without the access log,
- * a summary of the traffic is logged at info at most once a minute. `then` is the next step,
- * called directly (one walk of Express's router per request fewer).
+ * done with it: one journal entry (partner API and storage host) and one log line (every
+ * surface: control API, device protocol, docs and pages too), at a level by status, so a CI
+ * log shows what failed and `--log-level warn` keeps only that. On the request path only the
+ * raw facts are taken; the entry is built and redacted when someone lists the journal or a
+ * line is written. Everything recorded goes through the same redaction, so neither holds a
+ * secret in clear. With the access log off, lines go at debug and a summary of the traffic is
+ * logged at info at most once a minute. `then` is the next step, called directly (one walk of
+ * Express's router per request fewer).
  */
 export function journalRequests(
   services: Services,
@@ -233,22 +245,21 @@ export function journalRequests(
 ): RequestHandler {
   const { clock, logger, config, store } = services.deps;
   const shared = store.shared;
-  // In a terminal the readable line is the default at info: one short line per request is
-  // what a person watching wants. Elsewhere (CI, files, collectors) JSON lines only with
-  // --access-log, so logs are not flooded; a summary a minute stands in for them.
+  // A readable line in a terminal, a JSON line elsewhere (CI, files, collectors): one a request
+  // either way. A JSON log turned off (PARTNER_SIM_ACCESS_LOG=off) gets a summary a minute.
   const readable = services.deps.requestLine;
   const ctx: RecorderContext = {
     services,
     logger,
-    lineLevel: config.accessLog || readable !== undefined ? 'info' : 'debug',
+    byStatus: config.accessLog || readable !== undefined,
     summary: new TrafficSummary(logger),
     readable,
   };
   return (req, res, next) => {
     const surface = surfaceOf(req.originalUrl);
     const journaled = surface === 'api' || surface === 'storage';
-    // The control API (and unknown paths) is only logged at debug: otherwise nothing to record.
-    if (!journaled && !logger.isLevelEnabled('debug')) {
+    // Outside the journal a request is recorded only for its log line: none, nothing to record.
+    if (!journaled && !logger.isLevelEnabled(ctx.byStatus ? 'error' : 'debug')) {
       then(req, res, next);
       return;
     }
@@ -269,6 +280,14 @@ export function journalRequests(
     res.on('close', recordOnClose);
     then(req, res, next);
   };
+}
+
+type LineLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** A request line's level: a client's mistake warns, a server error or a dropped answer is an error. */
+export function levelOf(status: number): LineLevel {
+  if (status === 0 || status >= 500) return 'error';
+  return status >= 400 ? 'warn' : 'info';
 }
 
 /**

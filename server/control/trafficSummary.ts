@@ -29,7 +29,7 @@ export class TrafficSummary {
           server_errors_or_dropped: this.serverErrors,
           seconds: Math.round((nowMs - this.windowStart) / 1000),
         },
-        'traffic summary (per-request lines: --access-log)',
+        'traffic summary (per-request lines: PARTNER_SIM_ACCESS_LOG=on)',
       );
     }
     this.windowStart = nowMs;

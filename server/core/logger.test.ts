@@ -45,13 +45,30 @@ describe('log format', () => {
 
   it('writes a readable line as pino-pretty shows a message, colours on a terminal only', () => {
     const plain = capture(false);
-    lineWriter(plain)('info', 'GET /x 200 1ms');
+    lineWriter(plain, {})('info', 'GET /x 200 1ms');
     expect(plain.lines).toEqual([
       expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/x 200 1ms\n$/),
     ]);
     const tty = capture(true);
-    lineWriter(tty)('info', 'GET /x 200 1ms');
+    lineWriter(tty, {})('info', 'GET /x 200 1ms');
     expect(tty.lines[0]).toContain('\x1b[32mINFO');
     expect(stripVTControlCharacters(tty.lines[0]!)).toMatch(/^\[[\d:.]{12}\] INFO: GET \/x 200 1ms\n$/);
+  });
+
+  it('writes no colour codes in a pipe, even as readable lines, nor with NO_COLOR on a terminal', () => {
+    const piped = capture(false);
+    createLogger('info', piped, {}, 'pretty').warn('slow engine');
+    lineWriter(piped, {})('error', 'GET /x 500 1ms');
+    const noColor = capture(true);
+    createLogger('info', noColor, { NO_COLOR: '1' }).warn('slow engine');
+    lineWriter(noColor, { NO_COLOR: '1' })('warn', 'GET /x 404 1ms');
+    for (const line of [...piped.lines, ...noColor.lines]) expect(line).toBe(stripVTControlCharacters(line));
+    expect(piped.lines[0]).toMatch(/WARN.*slow engine/);
+    expect(noColor.lines[1]).toMatch(/\] WARN: GET \/x 404 1ms\n$/);
+    expect(piped.lines[1]).toMatch(/\] ERROR: GET \/x 500 1ms\n$/);
+    // FORCE_COLOR wins over the pipe: a CI log viewer that renders colours asks for them.
+    const forced = capture(false);
+    lineWriter(forced, { FORCE_COLOR: '1' })('warn', 'GET /x 404 1ms');
+    expect(forced.lines[0]).toContain('\x1b[33mWARN');
   });
 });

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { type Logger, pino } from 'pino';
 import type { Config } from '../config.js';
+import { wantsColor } from './wantsColor.js';
 
 /** Where log lines go: process.stdout, or a test's stand-in. */
 export interface LogOutput {
@@ -34,7 +35,7 @@ export function createLogger(
   // factory formats in this thread, so no worker thread and no lines lost at exit.
   const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   const prettify = prettyFactory({
-    colorize: true,
+    colorize: wantsColor(out, env),
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname,name',
   });
@@ -42,7 +43,7 @@ export function createLogger(
 }
 
 /** Writes one readable line at a level: the per-request line of a terminal. */
-export type LineWriter = (level: 'info' | 'debug', text: string) => void;
+export type LineWriter = (level: 'debug' | 'info' | 'warn' | 'error', text: string) => void;
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
@@ -52,11 +53,18 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0');
  * per-request line is written for every request, and that round trip cost more than serving
  * a binding GET (bench/requestLogLine.ts). The caller checks the logger's level first.
  */
-export function lineWriter(out: LogOutput = process.stdout): LineWriter {
-  const color = out.isTTY === true;
+export function lineWriter(
+  out: LogOutput = process.stdout,
+  env: NodeJS.ProcessEnv = process.env,
+): LineWriter {
+  const color = wantsColor(out, env);
+  // pino-pretty's colours for its level names, so both kinds of line look alike.
+  const paint = (code: number, name: string) => (color ? `\x1b[${code}m${name}\x1b[39m` : name);
   const tag = {
-    info: color ? '\x1b[32mINFO\x1b[39m' : 'INFO',
-    debug: color ? '\x1b[34mDEBUG\x1b[39m' : 'DEBUG',
+    debug: paint(34, 'DEBUG'),
+    info: paint(32, 'INFO'),
+    warn: paint(33, 'WARN'),
+    error: paint(31, 'ERROR'),
   };
   return (level, text) => {
     const d = new Date();

@@ -94,16 +94,17 @@ export const listeningOptions = [
     kind: 'string',
     default: 'auto' as 'auto' | 'pretty' | 'json',
     env: 'PARTNER_SIM_LOG_FORMAT',
-    help: 'pretty: readable lines, one per partner API and storage request at info; json: one JSON object a line; auto: pretty when stdout is a terminal',
+    help: 'pretty: readable lines; json: one JSON object a line; auto: pretty when stdout is a terminal',
     choices: ['auto', 'pretty', 'json'],
   }),
   option({
     flag: 'access-log',
     key: 'accessLog',
     kind: 'bool',
-    default: false,
+    // On: a CI log is read for what failed, and a request's line is where that is.
+    default: true,
     env: 'PARTNER_SIM_ACCESS_LOG',
-    help: 'JSON logs: every partner API and storage request at info (without it: at debug, plus a summary a minute at info); readable logs always have them',
+    help: 'one line per request on every surface, level by status: 2xx/3xx info, 4xx warn, 5xx error (PARTNER_SIM_ACCESS_LOG=off: at debug, and a summary a minute at info)',
   }),
   option({
     flag: 'admin-token',
