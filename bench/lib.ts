@@ -51,7 +51,7 @@ export interface SpawnedSim {
 export function spawnSimulator(
   args: string[] = ['--in-memory'],
   nodeArgs: string[] = [],
-  { quiet = true }: { quiet?: boolean } = {},
+  { quiet = true, env }: { quiet?: boolean; env?: Record<string, string> } = {},
 ): Promise<SpawnedSim> {
   const t0 = performance.now();
   const child = spawn(
@@ -68,6 +68,7 @@ export function spawnSimulator(
     ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: env ? { ...process.env, ...env } : process.env,
     },
   );
   return new Promise((resolve, reject) => {

@@ -18,6 +18,7 @@ import { storeWritesBenchmark } from './storeWrites.js';
 import { suiteTimeBenchmark } from './suiteTime.js';
 import { uploadMemoryBenchmark } from './uploadMemory.js';
 import { webhookLoadBenchmark } from './webhookLoad.js';
+import { writeSoakBenchmark } from './writeSoak.js';
 
 /**
  * `npm run bench [-- --quick] [-- --only name] [-- --key value]`: every benchmark measures the
@@ -40,6 +41,7 @@ export const benchmarks: Benchmark[] = [
   pgStoreBenchmark,
   manyInstancesBenchmark,
   webhookLoadBenchmark,
+  writeSoakBenchmark,
   installSizeBenchmark,
   suiteTimeBenchmark,
 ];

@@ -7,10 +7,10 @@ import type { AppBound } from './store/appBound.js';
  * writes hundreds of records a second, and a bound that trims slower than traffic adds
  * would not hold (the write soak, bench/writeSoak.ts, measures it).
  */
-export const BOUND_BUDGET = 5000;
+const BOUND_BUDGET = 5000;
 
 /** Every per-app bound of `--keep-per-app` (docs/configuration.md, "What an instance keeps"). */
-export function appBounds(s: Services): AppBound<unknown>[] {
+function appBounds(s: Services): AppBound<unknown>[] {
   return [
     s.tokens.bound,
     s.storage.bounds.uploads,

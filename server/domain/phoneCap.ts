@@ -3,7 +3,7 @@ import type { Collection } from '../store/store.js';
 import type { PhoneRecord } from './phoneModel.js';
 
 /** An unconnected phone this old (app clock) is taken for one a finished job left behind. */
-export const STALE_PHONE_MS = 3_600_000;
+const STALE_PHONE_MS = 3_600_000;
 
 /**
  * Room for one more phone of `clientId` under `cap` (0: no cap). A CI job that dies leaves its

@@ -41,7 +41,7 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 export const groupAlive = (pgid: number): boolean => signalGroup(pgid, 0);
 
 /** SIGTERM to the whole group, SIGKILL to whatever is left after `graceMs`. */
-export async function stopGroup(pgid: number, graceMs = 2000): Promise<void> {
+async function stopGroup(pgid: number, graceMs = 2000): Promise<void> {
   if (!signalGroup(pgid, 'SIGTERM')) return;
   const until = performance.now() + graceMs;
   while (groupAlive(pgid) && performance.now() < until) await sleep(20);

@@ -18,7 +18,7 @@ let measured: number | undefined;
  * worker, never below 1 (a faster host keeps the stated budgets). Wall time, not CPU time:
  * a busy host gives this worker less of a core, which is what stretches a test's durations.
  */
-export function hostSlowdown(): number {
+function hostSlowdown(): number {
   if (measured === undefined) {
     fixedComputation();
     fixedComputation();
