@@ -138,8 +138,13 @@ export class TokenService {
     };
   }
 
-  /** Exchange a refresh token (once) for a new partner token pair. */
-  async refreshPartnerToken(app: PartnerApp, refreshToken: string) {
+  /**
+   * Exchange a refresh token (once) for a new partner token pair. `app` is the Basic caller;
+   * without one (`--refresh-auth optional`, the quickstart's form field alone) the token's own
+   * app, when the token is known in this region.
+   */
+  async refreshPartnerToken(caller: PartnerApp | undefined, refreshToken: string, region: Region) {
+    const app = caller ?? (await this.ownerOf(refreshToken, region));
     const now = this.clockOf(app.client_id).now();
     // Use-once: the check and the delete are one update, so of two exchanges of one token
     // (two requests, two instances) exactly one succeeds.
@@ -147,13 +152,15 @@ export class TokenService {
       if (!rec || rec.client_id !== app.client_id || rec.exp_ms <= now) return { result: false };
       return { next: null, result: true };
     });
-    if (!valid) {
-      throw SimError.unauthorized(
-        'INVALID_REFRESH_TOKEN',
-        'Refresh token is unknown, used, expired or of another client',
-      );
-    }
+    if (!valid) throw invalidRefresh();
     return this.issuePartnerToken(app);
+  }
+
+  private async ownerOf(refreshToken: string, region: Region): Promise<PartnerApp> {
+    const rec = await this.refresh.get(hash(refreshToken));
+    const app = rec?.region === region ? this.apps.get(rec.client_id) : undefined;
+    if (!app) throw invalidRefresh();
+    return app;
   }
 
   issueUserToken(partner: TokenClaims, userId: string, expiresIn: number | undefined) {
@@ -245,3 +252,6 @@ function expired(claims: TokenClaims, now: number): SimError {
 }
 
 const hash = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+const invalidRefresh = () =>
+  SimError.unauthorized('INVALID_REFRESH_TOKEN', 'Refresh token is unknown, used, expired or of another client');

@@ -28,6 +28,15 @@ export const serviceOptions = [
     help: 'refresh token lifetime, seconds',
   }),
   option({
+    flag: 'refresh-auth',
+    key: 'refreshAuth',
+    kind: 'string',
+    default: 'basic' as 'basic' | 'optional',
+    env: 'PARTNER_SIM_REFRESH_AUTH',
+    help: "refresh: 'basic' requires Basic auth (the API reference); 'optional' also takes the form field alone (the quickstart)",
+    choices: ['basic', 'optional'],
+  }),
+  option({
     flag: 'chunk-size',
     key: 'chunkSize',
     kind: 'int',

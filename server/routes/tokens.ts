@@ -7,9 +7,9 @@ export const tokenHandlers = {
     body: await services.tokens.issuePartnerToken(auth.app!),
   }),
 
-  refreshPartnerToken: async ({ auth, body, services }) => ({
+  refreshPartnerToken: async ({ auth, body, region, services }) => ({
     status: 200,
-    body: await services.tokens.refreshPartnerToken(auth.app!, body.refresh_token),
+    body: await services.tokens.refreshPartnerToken(auth.app, body.refresh_token, region),
   }),
 
   createUserToken: ({ auth, body, services }) => ({

@@ -47,7 +47,11 @@ export interface paths {
          *     field `refresh_token`; the answer has the shape of the exchange, with a new refresh
          *     token. The old refresh token works once. The simulator also accepts a JSON body. How
          *     long live refresh tokens last is not published (the simulator: 30 days,
-         *     `--refresh-token-ttl`).
+         *     `--refresh-token-ttl`). The quickstart's example sends the form field without Basic
+         *     auth, which this reference does not allow: by default the simulator answers it `401
+         *     CLIENT_NOT_FOUND` as any request without Basic; with `--refresh-auth optional` the
+         *     refresh token alone names its app (`401 INVALID_REFRESH_TOKEN` when it is unknown,
+         *     used, expired or of another region), and Basic, when sent, is checked as always.
          */
         post: operations["refreshPartnerToken"];
         delete?: never;
