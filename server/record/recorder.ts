@@ -2,15 +2,18 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import { type Config, ConfigError } from '../config.js';
 import { Pseudonyms } from '../control/pseudonyms.js';
+import { Random } from '../core/random.js';
 import { fromRoot } from '../core/root.js';
 import { credentialsOf } from '../http/authScheme.js';
+import { RequestIds } from '../http/requestId.js';
 import { BodyTap } from './bodyTap.js';
 import { type Answer, forward } from './forward.js';
 import { harEntry, isTextual } from './harEntry.js';
 import { HarFile } from './harFile.js';
 import { operationOf } from './operationOf.js';
+import { answerError } from './recorderError.js';
 import { type Relayed, relayAnswer } from './relayAnswer.js';
 import { answeredRefusal } from './storageEgress.js';
 import {
@@ -32,10 +35,25 @@ export interface Recorder {
   close(): Promise<void>;
 }
 
-function json(res: ServerResponse, status: number, detail: string, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify({ detail, message }));
+/** What stops a folder from holding recordings, in words (the code kept for a search). */
+const FOLDER_REASONS: Record<string, string> = {
+  ENOTDIR: 'a file stands where a folder of the path should be',
+  EEXIST: 'it is a file, not a folder',
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+};
+
+/** A --record folder that cannot take a recording: refused at start, naming flag, path, reason. */
+function folderRefused(dir: string, e: NodeJS.ErrnoException): ConfigError {
+  const why = (e.code && FOLDER_REASONS[e.code]) ?? e.message;
+  return new ConfigError(
+    `--record ${dir}: cannot write a recording in this folder: ${why}${e.code ? ` (${e.code})` : ''}`,
+  );
 }
+
+const resourceOf = (req: IncomingMessage): string => (req.url ?? '/').split('?')[0]!;
 
 /** The app a request authenticates as: the Basic user name or X-Client-Id (never a secret). */
 function appOf(req: IncomingMessage): string | undefined {
@@ -57,8 +75,13 @@ export async function startRecorder(app: RequestListener, config: Config, logger
   const { version } = JSON.parse(await readFile(fromRoot('package.json'), 'utf8')) as { version: string };
   const up: Upstream = parseUpstream(config.upstream!);
   const upstream = describeUpstream(up);
-  const file = await HarFile.create(config.record!, { upstream }, version, { maxSize: config.recordMaxSize });
+  const file = await HarFile.create(config.record!, { upstream }, version, {
+    maxSize: config.recordMaxSize,
+  }).catch((e: unknown) => {
+    throw folderRefused(config.record!, e as NodeJS.ErrnoException);
+  });
   const names = new Pseudonyms();
+  const ids = new RequestIds(new Random(undefined));
 
   async function record(req: IncomingMessage, res: ServerResponse, to: Forward): Promise<void> {
     const started = new Date();
@@ -67,6 +90,8 @@ export async function startRecorder(app: RequestListener, config: Config, logger
     const encrypted = (req.socket as TLSSocket).encrypted === true;
     const self = config.publicUrl ?? `${encrypted ? 'https' : 'http'}://${req.headers.host ?? '127.0.0.1'}`;
     const method = req.method ?? 'GET';
+    const json = (status: number, code: string, message: string) =>
+      answerError(res, to.surface, status, code, message, path.split('?')[0]!);
     // The request body goes upstream as it arrives; the tap keeps what the file needs of it.
     const reqTap = new BodyTap(isTextual(String(req.headers['content-type'] ?? '')), config.recordBodyLimit);
     req.on('data', reqTap.add);
@@ -82,13 +107,12 @@ export async function startRecorder(app: RequestListener, config: Config, logger
         return void logger.info({ path }, 'the client went away mid-request; nothing recorded');
       // The rest of the body, if any, is read and dropped, so the client gets its 502.
       req.resume();
-      if (answeredRefusal(e, to.url, res, logger)) return;
+      if (answeredRefusal(e, to.url, logger, json)) return;
       logger.warn(
         { err: (e as Error).message, upstream: to.url.origin },
         'upstream did not answer; nothing recorded',
       );
       return json(
-        res,
         502,
         'UPSTREAM_UNREACHABLE',
         `the upstream ${to.url.origin} did not answer: ${(e as Error).message}`,
@@ -106,7 +130,7 @@ export async function startRecorder(app: RequestListener, config: Config, logger
       logger.warn({ err: (e as Error).message, path }, 'the answer broke off; nothing recorded');
       answer.body.destroy();
       if (res.headersSent) return void res.destroy();
-      return json(res, 502, 'UPSTREAM_UNREACHABLE', `the upstream ${to.url.origin} broke off its answer`);
+      return json(502, 'UPSTREAM_UNREACHABLE', `the upstream ${to.url.origin} broke off its answer`);
     }
     // An upstream may answer before the body is all in (an S3 403): the entry waits for it.
     if (!req.complete) answer.stopSending();
@@ -141,7 +165,7 @@ export async function startRecorder(app: RequestListener, config: Config, logger
       logger.error({ err: (e as Error).message, file: file.path }, 'recording failed');
       // Streamed already: the answer is cut short, so the client does not take it as whole.
       if (res.headersSent) return void res.destroy();
-      return json(res, 500, 'RECORDING_FAILED', `the exchange could not be written to ${file.path}`);
+      return json(500, 'RECORDING_FAILED', `the exchange could not be written to ${file.path}`);
     }
     relayed.end();
   }
@@ -149,9 +173,20 @@ export async function startRecorder(app: RequestListener, config: Config, logger
   const listener: RequestListener = (req, res) => {
     const to = forwardOf(up, req.url ?? '/');
     if (!to) return app(req, res);
+    // Every answer of the recorder carries an id (its own errors too): the upstream's, when its
+    // answer has one (writeHead's headers win over this), else the client's safe one or ours.
+    res.setHeader('X-Request-Id', ids.of(req.headers['x-request-id']));
     record(req, res, to).catch((e: unknown) => {
       logger.error({ err: (e as Error).message }, 'record mode failed');
-      if (!res.headersSent) json(res, 500, 'RECORDING_FAILED', 'record mode failed on this request');
+      if (!res.headersSent)
+        answerError(
+          res,
+          to.surface,
+          500,
+          'RECORDING_FAILED',
+          'record mode failed on this request',
+          resourceOf(req),
+        );
       else res.destroy();
     });
   };

@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -41,7 +40,7 @@ const put = (host: string) =>
 
 describe("the recorder's S3 forwarding", () => {
   it('resolves the name, refuses a non-public address with a 502 naming it, and connects only to the address checked', async () => {
-    const answers: Record<string, { status: number; body: { detail: string; message: string } }> = {};
+    const answers: Record<string, { status: number; text: string; headers: Headers }> = {};
     const seen = await withEgressSpy(NAMES, async () => {
       for (const host of Object.keys(NAMES)) answers[host] = await put(host);
     });
@@ -52,15 +51,18 @@ describe("the recorder's S3 forwarding", () => {
       ['lan.s3.us-east-1.amazonaws.com', '10.1.2.3, private or reserved'],
     ];
     for (const [host, what] of refused) {
+      // A storage path answers as S3 does, in XML, and with the recorder's request id.
       expect(answers[host]!.status, host).toBe(502);
-      expect(answers[host]!.body.detail, host).toBe('UPSTREAM_ADDRESS_REFUSED');
-      expect(answers[host]!.body.message, host).toContain(
-        `${host} resolves to ${what}, not a public address`,
-      );
+      expect(answers[host]!.headers.get('content-type'), host).toBe('application/xml');
+      expect(answers[host]!.text, host).toContain('<Code>UPSTREAM_ADDRESS_REFUSED</Code>');
+      expect(answers[host]!.text, host).toContain(`${host} resolves to ${what}, not a public address`);
+      const id = answers[host]!.headers.get('x-request-id');
+      expect(id, host).toBeTruthy();
+      expect(answers[host]!.text, host).toContain(`<RequestId>${id}</RequestId>`);
     }
     // A public address is let through, to the very address resolved: the wall saw it, once.
     expect(answers['pub.s3.amazonaws.com']!.status).toBe(502);
-    expect(answers['pub.s3.amazonaws.com']!.body.detail).toBe('UPSTREAM_UNREACHABLE');
+    expect(answers['pub.s3.amazonaws.com']!.text).toContain('<Code>UPSTREAM_UNREACHABLE</Code>');
     expect(seen.blocked).toEqual(['203.0.113.7:443']);
     expect(seen.lookups.filter((h) => h === 'pub.s3.amazonaws.com')).toHaveLength(1);
   });
@@ -68,12 +70,14 @@ describe("the recorder's S3 forwarding", () => {
   it('logs a refused host once, at warn', () => {
     const warned: unknown[] = [];
     const logger = { warn: (o: unknown) => warned.push(o) } as unknown as Logger;
-    const res = { writeHead: () => res, end: () => res } as unknown as ServerResponse;
+    const answered: unknown[] = [];
+    const answer = (...a: unknown[]) => answered.push(a);
     const url = new URL('https://once.s3.amazonaws.com/k');
     const e = new AddressRefused('once.s3.amazonaws.com resolves to 127.0.0.1, loopback (this machine)');
-    expect(answeredRefusal(e, url, res, logger)).toBe(true);
-    expect(answeredRefusal(e, url, res, logger)).toBe(true);
-    expect(answeredRefusal(new Error('ECONNRESET'), url, res, logger)).toBe(false);
+    expect(answeredRefusal(e, url, logger, answer)).toBe(true);
+    expect(answeredRefusal(e, url, logger, answer)).toBe(true);
+    expect(answeredRefusal(new Error('ECONNRESET'), url, logger, answer)).toBe(false);
+    expect(answered).toHaveLength(2);
     expect(warned).toEqual([{ host: 'once.s3.amazonaws.com', why: e.message }]);
   });
 });

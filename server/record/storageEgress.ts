@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { Logger } from 'pino';
 import {
@@ -28,11 +27,17 @@ const logged = new Set<string>();
 const MAX_LOGGED = 1000;
 
 /**
- * When `e` is the guard's refusal: log it (once per host, warn) and answer the client 502 in
- * the recorder's own error form, saying what was refused and why; true then. False for any
- * other failure, which the recorder answers as an upstream that did not answer.
+ * When `e` is the guard's refusal: log it (once per host, warn) and answer the client 502
+ * through `answer` (the recorder's error form: S3 XML on these storage paths), saying what was
+ * refused and why; true then. False for any other failure, which the recorder answers as an
+ * upstream that did not answer.
  */
-export function answeredRefusal(e: unknown, url: URL, res: ServerResponse, logger: Logger): boolean {
+export function answeredRefusal(
+  e: unknown,
+  url: URL,
+  logger: Logger,
+  answer: (status: number, code: string, message: string) => void,
+): boolean {
   if (!(e instanceof AddressRefused)) return false;
   if (!logged.has(url.hostname)) {
     if (logged.size >= MAX_LOGGED) logged.clear();
@@ -42,12 +47,10 @@ export function answeredRefusal(e: unknown, url: URL, res: ServerResponse, logge
       'recorder refused to forward storage to this address',
     );
   }
-  res.writeHead(502, { 'content-type': 'application/json; charset=utf-8' });
-  res.end(
-    JSON.stringify({
-      detail: 'UPSTREAM_ADDRESS_REFUSED',
-      message: `the recorder forwards storage requests to public addresses only, and ${e.message}: nothing was sent, nothing recorded`,
-    }),
+  answer(
+    502,
+    'UPSTREAM_ADDRESS_REFUSED',
+    `the recorder forwards storage requests to public addresses only, and ${e.message}: nothing was sent, nothing recorded`,
   );
   return true;
 }
