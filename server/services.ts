@@ -83,6 +83,7 @@ export function createServices(deps: CoreDeps): Services {
     userTtlS: config.userTokenTtlS,
     refreshTtlS: config.refreshTokenTtlS,
     keepPerApp: config.keepPerApp,
+    claimsClock: config.tokenClaimsClock,
   });
   const appsLifecycle: Lifecycle = {
     async checkFixtures(dir) {

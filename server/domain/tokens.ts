@@ -22,6 +22,8 @@ export interface TokenClaims extends JwtClaims {
   jti: string;
   /** The app's `incarnation` when the token was minted (absent on tokens of older apps). */
   app_inc?: string;
+  /** Expiry on the app's clock, Unix seconds: what TOKEN_EXPIRED is judged by (absent on older tokens: `exp`). */
+  app_exp?: number;
 }
 
 interface RefreshRecord {
@@ -36,6 +38,15 @@ export interface TokenSettings {
   refreshTtlS: number;
   /** `--keep-per-app`: refresh tokens each app keeps valid, the newest (0: no bound). */
   keepPerApp?: number | undefined;
+  /**
+   * `--token-claims-clock`: `wall` (default) signs `iat`/`exp` on the real clock, so a client
+   * that checks `exp` against its own clock accepts a token minted after its app's clock was
+   * moved; `app` signs them on the app's clock. Expiry is judged on the app's clock either way
+   * (`app_exp`).
+   */
+  claimsClock?: 'wall' | 'app' | undefined;
+  /** The real clock (tests inject one). */
+  realNow?: (() => number) | undefined;
 }
 
 /**
@@ -105,7 +116,9 @@ export class TokenService {
     ttlS: number,
     extra: { user_id?: string } = {},
   ): string {
-    const iat = epochSeconds(this.clockOf(app.client_id).now());
+    const appNow = this.clockOf(app.client_id).now();
+    const wall = (this.settings.claimsClock ?? 'wall') === 'wall';
+    const iat = epochSeconds(wall ? (this.settings.realNow ?? Date.now)() : appNow);
     return signJwt(
       {
         token_use: use,
@@ -115,6 +128,7 @@ export class TokenService {
         ...extra,
         iat,
         exp: iat + ttlS,
+        app_exp: epochSeconds(appNow) + ttlS,
         jti: this.random.hex(8),
         ...(app.incarnation ? { app_inc: app.incarnation } : {}),
       },
@@ -190,7 +204,7 @@ export class TokenService {
       this.cache.set(token, claims);
     }
     const now = this.clockOf(claims.client_id).now();
-    if (claims.exp * 1000 <= now) throw expired(claims, now);
+    if (appExp(claims) * 1000 <= now) throw expired(claims, now);
     // The signature proved the token: saying where its app lives tells nothing to a prober.
     if (claims.region !== region)
       throw otherRegion(claims.region, `${claims.token_use} token`, 'CLIENT_USER_NOT_FOUND');
@@ -243,13 +257,16 @@ export class TokenService {
  * clock (which the control API may have moved), and where a new one comes from.
  */
 function expired(claims: TokenClaims, now: number): SimError {
-  const at = `expired at ${toIso(claims.exp * 1000)} on the app's clock (now ${toIso(now)})`;
+  const at = `expired at ${toIso(appExp(claims) * 1000)} on the app's clock (now ${toIso(now)})`;
   const how =
     claims.token_use === 'partner'
       ? 'get a new one from POST /oauth/partner/access-token (Basic client_id:secret_key) or exchange the refresh token at POST /oauth/partner/access-token/refresh'
       : 'mint a new one with POST /open/partner/users/access-token (partner token)';
   return SimError.unauthorized('TOKEN_EXPIRED', `The ${claims.token_use} token ${at}: ${how}`);
 }
+
+/** When a token expires on its app's clock; tokens minted before `app_exp` existed: `exp`. */
+const appExp = (claims: TokenClaims): number => claims.app_exp ?? claims.exp;
 
 const hash = (s: string): string => createHash('sha256').update(s).digest('hex');
 

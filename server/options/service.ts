@@ -28,6 +28,15 @@ export const serviceOptions = [
     help: 'refresh token lifetime, seconds',
   }),
   option({
+    flag: 'token-claims-clock',
+    key: 'tokenClaimsClock',
+    kind: 'string',
+    default: 'wall' as 'wall' | 'app',
+    env: 'PARTNER_SIM_TOKEN_CLAIMS_CLOCK',
+    help: "JWT iat/exp: 'wall' on the real clock (clients check exp against theirs), 'app' on the app's clock; expiry follows the app's clock either way",
+    choices: ['wall', 'app'],
+  }),
+  option({
     flag: 'refresh-auth',
     key: 'refreshAuth',
     kind: 'string',

@@ -207,7 +207,8 @@ describe('user tokens', () => {
   it('says a user token expired, when on the app clock, and how to mint a new one', async () => {
     await http('POST', `${sim.admin}/clock`, { json: { freeze: true } });
     const { user } = await userToken(sim.api, DEMO_US);
-    const exp = (decodeJwt(user) as { exp: number }).exp;
+    // The app clock's expiry (`exp` itself is on the real clock by default).
+    const exp = (decodeJwt(user) as { app_exp: number }).app_exp;
     await http('POST', `${sim.admin}/clock`, { json: { advance_ms: 40 * 24 * 3600_000 } });
     const r = await http<{ detail: string; message: string }>(
       'GET',

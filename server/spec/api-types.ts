@@ -568,10 +568,12 @@ export interface components {
             region: "us" | "jp";
             /** @constant */
             token_use: "user";
-            /** @description Issued at, seconds since the epoch (the app's clock). */
+            /** @description Issued at, seconds since the epoch, on the real clock (`--token-claims-clock wall`, the default, so a client that checks `exp` against its own clock accepts tokens of an app whose clock was moved) or on the app's clock (`--token-claims-clock app`). */
             iat: number;
-            /** @description Expiry, seconds since the epoch. */
+            /** @description Expiry, seconds since the epoch, `iat` + the token's lifetime. */
             exp: number;
+            /** @description Expiry on the app's clock, seconds since the epoch: when the simulator answers `TOKEN_EXPIRED` (equal to `exp` until the app's clock is moved). The simulator's own claim; live tokens have none. */
+            app_exp?: number;
             /** @description Unique per token. */
             jti?: string;
             /** @description Which incarnation of the app minted it (the simulator's; a deleted and re-created app's tokens stop working). */
