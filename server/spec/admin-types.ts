@@ -104,7 +104,8 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers an endpoint that receives the app's events, as a developer portal would. `url`
+         * @description Registers an endpoint that receives the app's events, as the Developer Portal's "Add
+         *     Subscription" does (a `name`, a callback `url` and the `events`). `url`
          *     must be `http` or `https` (422 otherwise). `secret` is generated when omitted and is
          *     answered only here, once. `scheme` chooses the signature: `current` (default) sends
          *     `plaud-signature: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>` and
@@ -915,6 +916,8 @@ export interface components {
          */
         WebhookPayload: "docs" | "poll";
         NewWebhookEndpoint: {
+            /** @description A descriptive name, as the Developer Portal's "Add Subscription" asks for. */
+            name?: string;
             /** @description An absolute `http` or `https` URL. */
             url: string;
             /** @description The signing secret; generated (`whsec_…`) when omitted. */
@@ -927,6 +930,8 @@ export interface components {
             enabled?: boolean;
         };
         WebhookEndpointChange: {
+            /** @description A new name; null removes it. */
+            name?: string | null;
             url?: string;
             scheme?: components["schemas"]["WebhookScheme"];
             payload?: components["schemas"]["WebhookPayload"];
@@ -935,6 +940,8 @@ export interface components {
         };
         WebhookEndpoint: {
             id: string;
+            /** @description Its name, null when registered without one. */
+            name: string | null;
             client_id: string;
             url: string;
             scheme: components["schemas"]["WebhookScheme"];
@@ -2103,6 +2110,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "name": "Transcripts to the CRM",
                  *       "url": "http://127.0.0.1:8080/webhooks/plaud",
                  *       "events": [
                  *         "transcription.completed",
@@ -2123,6 +2131,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "whe_1a2b3c4d5e6f",
+                     *       "name": "Transcripts to the CRM",
                      *       "client_id": "demo-app",
                      *       "url": "http://127.0.0.1:8080/webhooks/plaud",
                      *       "scheme": "current",

@@ -169,11 +169,15 @@ describe.skipIf(!haveChromium)('dashboard at /__admin/ui in Chromium, viewing an
   it('registers a webhook endpoint, shows its secret once, sends a test event and redelivers it', async () => {
     const rc = await startReceiver({ status: 500 });
     try {
+      await page.getByLabel('Name (optional)').fill('Transcripts to the CRM');
       await page.getByLabel('Receiver URL').fill(rc.url);
       await page.getByRole('button', { name: 'Register endpoint' }).click();
       const created = page.locator('#endpoint-created');
       await poll(() => created.textContent()).toContain('whsec_');
       const [ep] = (await http('GET', `${sim.admin}/apps/ui-app/webhooks`)).body;
+      // Registered as the portal's "Add Subscription" does, with its name, which the list shows.
+      expect(ep).toMatchObject({ name: 'Transcripts to the CRM', payload: 'docs' });
+      await poll(() => page.locator('#endpoints-body').textContent()).toContain('Transcripts to the CRM');
       const secret = /whsec_[0-9a-f]+/.exec((await created.textContent())!)![0];
       expect(await page.locator('#endpoints-body').evaluate((n) => n.outerHTML)).not.toContain(secret);
       await page.getByRole('button', { name: `Send test event to ${ep.id}` }).click();

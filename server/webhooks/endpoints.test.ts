@@ -16,7 +16,9 @@ describe('endpoints', () => {
     expect(made.status).toBe(201);
     expect(made.body.secret).toMatch(/^whsec_[0-9a-f]{32}$/);
     expect(made.body).toMatchObject({
+      name: null,
       scheme: 'current',
+      payload: 'docs',
       enabled: true,
       events: ['transcription.completed'],
     });
@@ -36,5 +38,24 @@ describe('endpoints', () => {
     expect((await http('DELETE', `${s.admin}/apps/${app.client_id}`)).status).toBe(204);
     await http('POST', `${s.admin}/apps`, { json: { client_id: app.client_id } });
     expect((await http('GET', `${s.admin}/apps/${app.client_id}/webhooks`)).body).toEqual([]);
+  });
+
+  it('takes a name as the Developer Portal asks for one, lists it, renames it and removes it', async () => {
+    const app = await newApp();
+    const made = await endpoint(app.client_id, { name: 'Transcripts → CRM', url: 'http://127.0.0.1:9/hook' });
+    expect(made.status).toBe(201);
+    expect(made.body.name).toBe('Transcripts → CRM');
+    const path = `${s.admin}/apps/${app.client_id}/webhooks`;
+    expect((await http('GET', path)).body.map((e: { name: string }) => e.name)).toEqual([
+      'Transcripts → CRM',
+    ]);
+    const renamed = await http('PATCH', `${path}/${made.body.id}`, { json: { name: 'CRM' } });
+    expect(renamed.body).toMatchObject({ name: 'CRM', url: 'http://127.0.0.1:9/hook' });
+    expect((await http('PATCH', `${path}/${made.body.id}`, { json: { name: null } })).body.name).toBeNull();
+    for (const name of ['', 'x'.repeat(101), 7]) {
+      const bad = await endpoint(app.client_id, { name, url: 'http://127.0.0.1:9/hook' });
+      expect(bad.status, String(name)).toBe(422);
+      expect(bad.body.detail[0].loc).toEqual(['body', 'name']);
+    }
   });
 });

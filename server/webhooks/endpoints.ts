@@ -53,6 +53,7 @@ export class WebhookEndpoints {
       throw SimError.conflict('TOO_MANY_ENDPOINTS', `App ${clientId} has ${MAX_ENDPOINTS_PER_APP} endpoints`);
     const rec: EndpointRecord = {
       id: `whe_${this.random.hex(6)}`,
+      name: input.name ?? null,
       client_id: clientId,
       url: input.url,
       scheme: input.scheme ?? 'current',
@@ -145,6 +146,6 @@ export class WebhookEndpoints {
 
 function publicView(r: EndpointRecord): WebhookEndpoint {
   const { secret: _s, seq: _q, ...rest } = r;
-  // Endpoints stored before `payload` existed get the default form.
-  return { ...rest, payload: r.payload ?? 'docs' };
+  // Endpoints stored before `payload` and `name` existed: the default form, no name.
+  return { ...rest, name: r.name ?? null, payload: r.payload ?? 'docs' };
 }

@@ -12,11 +12,12 @@ export type WebhookAttempt = S['WebhookAttempt'];
 export type WebhookFault = NonNullable<S['FaultRule']['webhook_fault']>;
 
 /**
- * An endpoint as stored: the public view plus its secret and creation order. `payload` may be
- * missing on endpoints stored before it existed (the public view answers the default).
+ * An endpoint as stored: the public view plus its secret and creation order. `payload` and
+ * `name` may be missing on endpoints stored before they existed (the public view fills them).
  */
-export interface EndpointRecord extends Omit<WebhookEndpoint, 'payload'> {
+export interface EndpointRecord extends Omit<WebhookEndpoint, 'payload' | 'name'> {
   payload?: WebhookPayload;
+  name?: string | null;
   secret: string;
   seq: number;
 }

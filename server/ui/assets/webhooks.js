@@ -13,6 +13,7 @@ function endpointRows(list) {
     el(
       'tr',
       {},
+      el('td', {}, e.name ?? '—'),
       el('td', {}, el('code', {}, e.id)),
       el('td', {}, e.url),
       el('td', {}, `${e.scheme}, ${e.payload ?? 'docs'} payload`),
@@ -97,6 +98,7 @@ export function setupWebhooks(refreshAll) {
       .split(/[\s,]+/)
       .filter(Boolean);
     if (events.length > 0) body.events = events;
+    if (f.get('name')) body.name = f.get('name');
     if (f.get('secret')) body.secret = f.get('secret');
     const made = await admin(`${base()}/webhooks`, { method: 'POST', json: body });
     const shown = el('code', {}, made.secret);
