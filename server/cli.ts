@@ -1,69 +1,85 @@
 #!/usr/bin/env node
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { parseArgs, SHORT } from './cli/parseArgs.js';
+import { EXAMPLES, withExamples } from './cli/examples.js';
+import { parseArgs } from './cli/parseArgs.js';
 import { serveFlags } from './cli/serveFlags.js';
-import { type Config, defaults, options, parseConfig } from './config.js';
+import { serveHelp } from './cli/serveHelp.js';
+import { type Config, parseConfig } from './config.js';
 import { wantsPretty } from './core/logger.js';
+import { nearestName } from './core/nearest.js';
 import { fromRoot } from './core/root.js';
 import type { NewApp, PartnerApp } from './domain/apps.js';
 import { type RunningSimulator, serveSimulator } from './simulator.js';
 import { readFixture } from './spec/fixtures.js';
 import { redactUrl } from './store/postgres/url.js';
 
-// The client commands are loaded when run: `serve` starts without their ~30 modules.
-const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<number> }> = {
-  serve: { summary: 'run the simulator (partner API, storage host, control API)', run: serve },
+// The client commands are loaded when run: `serve` starts without their ~30 modules. `help`
+// loads only the command's help text.
+interface Command {
+  summary: string;
+  help: () => Promise<string>;
+  run: (argv: string[]) => Promise<number>;
+}
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    summary: 'run the simulator (partner API, storage host, control API)',
+    help: async () => serveHelp(),
+    run: serve,
+  },
   contract: {
-    summary: 'run the contract suite against sim, a URL or live (--help)',
+    summary: 'run the contract suite against sim, a URL or live',
+    help: async () => (await import('./contract/command.js')).contractHelp,
     run: async (a) => (await import('./contract/command.js')).runContract(a),
   },
   compare: {
-    summary: 'replay a recording (serve --record) against the simulator and report drift (--help)',
+    summary: 'replay a recording (serve --record) against the simulator and report drift',
+    help: async () => (await import('./compare/command.js')).compareHelp,
     run: async (a) => (await import('./compare/command.js')).runCompare(a),
   },
   transcribe: {
-    summary: 'upload an audio file and print its transcript (--help)',
+    summary: 'upload an audio file and print its transcript',
+    help: async () => (await import('./cli/transcribe.js')).transcribeHelp,
     run: async (a) => (await import('./cli/transcribe.js')).runTranscribe(a),
   },
   binding: {
-    summary: "show a device's binding, history and recovery verdict (--help)",
+    summary: "show a device's binding, history and recovery verdict",
+    help: async () => (await import('./cli/binding.js')).bindingHelp,
     run: async (a) => (await import('./cli/binding.js')).runBinding(a),
   },
   ca: {
-    summary: 'print the local CA of serve --https and how to trust it (--help)',
+    summary: 'print the local CA of serve --https and how to trust it',
+    help: async () => (await import('./cli/ca.js')).caHelp,
     run: async (a) => (await import('./cli/ca.js')).runCa(a),
   },
   health: {
-    summary: "check a running simulator's health as it listens (the image's HEALTHCHECK; --help)",
+    summary: "check a running simulator's health as it listens (the image's HEALTHCHECK)",
+    help: async () => (await import('./cli/health.js')).healthHelp,
     run: async (a) => (await import('./cli/health.js')).runHealth(a),
   },
 };
 
-function mainHelp(): string {
-  const lines = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(10)} ${c.summary}`);
-  return `Usage: partner-sim <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun 'partner-sim <command> --help' for a command's options.\n`;
+/** A command's help and examples (`<command> --help`, `help <command>`). */
+async function commandHelp(name: string): Promise<string> {
+  return withExamples(name, await COMMANDS[name]!.help());
 }
 
-function serveHelp(): string {
-  const rows = options.map((o) => {
-    const short = SHORT[o.flag] ? `-${SHORT[o.flag]}, ` : '';
-    const flag = `${short}--${o.flag}${o.kind === 'bool' ? '' : ' <value>'}`;
-    const def = defaults[o.key];
-    // One default per option: none when the help text already says it, and none for a
-    // switch that is off unless given.
-    const shown =
-      def === undefined ||
-      def === false ||
-      (Array.isArray(def) && def.length === 0) ||
-      /\bdefault\b/.test(o.help)
-        ? ''
-        : ` (default: ${o.key === 'dataDir' ? './data' : o.key === 'fixturesDir' ? '<package>/fixtures' : String(def)})`;
-    const env = o.env ? ` [env ${o.env}]` : '';
-    const choices = o.choices ? ` {${o.choices.join('|')}}` : '';
-    return `  ${flag.padEnd(30)} ${o.help}${choices}${shown}${env}`;
-  });
-  return `Usage: partner-sim serve [options]\n\nRuns the simulator. Flags win over environment variables, which win over defaults.\n\nOptions:\n${rows.join('\n')}\n  ${'-h, --help'.padEnd(30)} show this help\n`;
+/** Asked for help: -h or --help among the command's own arguments (not after `--`, contract's filters). */
+const asksHelp = (args: string[]): boolean => {
+  const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  return own.includes('--help') || own.includes('-h');
+};
+
+/** "unknown command 'serv'; did you mean 'serve'?" */
+function unknownCommand(cmd: string): string {
+  const hint = nearestName(cmd, Object.keys(COMMANDS));
+  return `partner-sim: unknown command '${cmd}'${hint ? `; did you mean '${hint}'?` : ''}\nRun 'partner-sim --help' for the commands.\n`;
+}
+
+function mainHelp(): string {
+  const lines = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(10)} ${c.summary}`);
+  const examples = ['serve', 'contract', 'transcribe'].map((c) => `  ${EXAMPLES[c]![0]}`);
+  return `Usage: partner-sim <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun 'partner-sim help <command>' (or '<command> --help') for a command's options and examples.\n\nExamples:\n${examples.join('\n')}\n`;
 }
 
 /**
@@ -222,17 +238,25 @@ export async function main(argv: string[]): Promise<number> {
     );
     return 0;
   }
+  if (cmd === 'help' && rest[0] !== undefined) {
+    if (!COMMANDS[rest[0]]) {
+      process.stderr.write(unknownCommand(rest[0]));
+      return 2;
+    }
+    process.stdout.write(await commandHelp(rest[0]));
+    return 0;
+  }
   if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     process.stdout.write(mainHelp());
     return cmd ? 0 : 2;
   }
   const command = COMMANDS[cmd];
   if (!command) {
-    process.stderr.write(`partner-sim: unknown command '${cmd}'\n\n${mainHelp()}`);
+    process.stderr.write(unknownCommand(cmd));
     return 2;
   }
-  if (cmd === 'serve' && rest.some((a) => a === '--help' || a === '-h')) {
-    process.stdout.write(serveHelp());
+  if (asksHelp(rest)) {
+    process.stdout.write(await commandHelp(cmd));
     return 0;
   }
   try {

@@ -11,7 +11,7 @@ import { type CommandIo, ENV_HELP, processIo, TARGET_HELP } from './io.js';
 import { parseArgs } from './parseArgs.js';
 import { openTarget, UsageError } from './target.js';
 
-export const bindingHelp = `Usage: partner-sim binding <sn> [--type notepro|notepins] [--target sim|us|jp|URL | --base-url URL] [--json]
+export const bindingHelp = `Usage: partner-sim binding <sn> [--type notepro|notepins] [--target sim|URL|live [--region us|jp]] [--json]
 
 Queries a device's remote binding and prints its state (is_bind true/false/null), the
 de-duplicated bind history with how often each account appears, and the recovery verdict
@@ -66,6 +66,7 @@ export async function runBinding(argv: string[], io: CommandIo = processIo()): P
     options: {
       type: { type: 'string' },
       target: { type: 'string', default: 'sim' },
+      region: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean' },
     },
@@ -86,7 +87,7 @@ export async function runBinding(argv: string[], io: CommandIo = processIo()): P
     } catch (e) {
       throw new UsageError(`${(e as Error).message}; pass --type`);
     }
-    const t = await openTarget(values.target, io.env);
+    const t = await openTarget(values.target, io.env, {}, values.region);
     stop = t.stop;
     const binding = await new PartnerClient(t).binding(sn, type);
     const plan = planRecovery(binding);

@@ -3,11 +3,12 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { type Config, parseConfig } from '../config.js';
+import { parseDuration } from '../core/duration.js';
 import { CA_CERT_FILE, caDirOf } from '../tls/caFiles.js';
 import { parseArgs } from './parseArgs.js';
 import { serveFlags } from './serveFlags.js';
 
-export const healthHelp = `Usage: partner-sim health [serve options] [--timeout <ms>]
+export const healthHelp = `Usage: partner-sim health [serve options] [--timeout <duration>] [--json]
 
 Asks the simulator on this machine for GET /__admin/health the way it listens, and exits 0
 when it answers 200, 1 otherwise (one line on why). It reads the same configuration as
@@ -19,9 +20,11 @@ asked on loopback. If a plain-HTTP check is answered "HTTPS required", it asks a
 The Docker image's HEALTHCHECK runs it.
 
 Options:
-  --timeout <ms>   give up after this long (default 3000)
-  --help           show this help
-  Any 'partner-sim serve' option (see 'partner-sim serve --help').
+  --timeout <duration>  give up after this long: 2s, 500ms, or ms (default 3s)
+  --json                print {url, ok, status} (or {url, ok, error}) as one JSON line
+  -h, --help            show this help
+  -p, --port <n>, --https, --admin-token <token>, …
+                        any 'partner-sim serve' option (see 'partner-sim serve --help')
 `;
 
 interface Answer {
@@ -78,18 +81,24 @@ async function ask(config: Config, tls: boolean, timeoutMs: number): Promise<Ans
 export async function runHealth(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { help: { type: 'boolean', short: 'h' }, timeout: { type: 'string' }, ...serveFlags },
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      timeout: { type: 'string' },
+      json: { type: 'boolean' },
+      ...serveFlags,
+    },
   });
   if (values.help) {
     process.stdout.write(healthHelp);
     return 0;
   }
-  const { timeout, help: _help, ...flags } = values;
-  const timeoutMs = timeout === undefined ? 3000 : Number(timeout);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
-    process.stderr.write(
-      `partner-sim health: --timeout must be a whole number of milliseconds, not ${timeout}\n`,
-    );
+  const { timeout, json, help: _help, ...flags } = values;
+  let timeoutMs = 3000;
+  try {
+    if (timeout !== undefined) timeoutMs = parseDuration(timeout);
+    if (timeoutMs < 1) throw new Error('expected at least 1 ms');
+  } catch (e) {
+    process.stderr.write(`partner-sim health: --timeout ${timeout}: ${(e as Error).message}\n`);
     return 2;
   }
   const config = parseConfig(flags as Record<string, string | boolean>, process.env);
@@ -108,16 +117,22 @@ export async function runHealth(argv: string[]): Promise<number> {
       tls = true;
       answer = await ask(config, tls, timeoutMs);
     }
+    if (json)
+      process.stdout.write(
+        `${JSON.stringify({ url: url(), ok: answer.status === 200, status: answer.status })}\n`,
+      );
     if (answer.status !== 200) {
       process.stderr.write(
         `partner-sim health: ${url()} answered ${answer.status}: ${answer.body.slice(0, 200)}\n`,
       );
       return 1;
     }
-    process.stdout.write(`partner-sim health: ${url()} answered 200\n`);
+    if (!json) process.stdout.write(`partner-sim health: ${url()} answered 200\n`);
     return 0;
   } catch (e) {
-    process.stderr.write(`partner-sim health: ${url()}: ${(e as Error).message}\n`);
+    const error = (e as Error).message;
+    if (json) process.stdout.write(`${JSON.stringify({ url: url(), ok: false, error })}\n`);
+    process.stderr.write(`partner-sim health: ${url()}: ${error}\n`);
     return 1;
   }
 }

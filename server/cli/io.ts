@@ -14,13 +14,16 @@ export const processIo = (): CommandIo => ({
 });
 
 /** `--target` names a simulator we start ourselves, a URL, or a live region. */
-export const TARGET_HELP = `  --target <sim|us|jp|URL>  sim: an in-memory simulator started in this process with the
+export const TARGET_HELP = `  --target <sim|URL|live>   sim: an in-memory simulator started in this process with the
                             fixtures' demo app (default; needs no settings)
                             URL: a running simulator, e.g. http://127.0.0.1:4010 (demo
                             credentials unless the environment names others)
-                            us, jp: the live regional service (credentials from the environment)
-  --base-url <url>          a running simulator at this URL (the same as --target <url>)`;
+                            live: the live service in --region (credentials from the
+                            environment); us, jp: the same as live --region us/jp
+  --region <us|jp>          the live region (default us)
+  --base-url <url>          a running simulator at this URL (the same as --target <url>, or
+                            with --target url, as contract takes it)`;
 
 export const ENV_HELP = `Environment: PARTNER_CLIENT_ID, PARTNER_SECRET_KEY, PARTNER_API_KEY, PARTNER_USER_ID
-(all four required for us/jp; on a URL each overrides the demo value; PARTNER_USER_ID
+(all four required for live; on a URL each overrides the demo value; PARTNER_USER_ID
 defaults to cli-user-0001 on a simulator).`;

@@ -57,7 +57,25 @@ export interface SimOptions {
   chunkSize?: number;
 }
 
-export async function openTarget(target: string, env: Env, sim: SimOptions = {}): Promise<ClientTarget> {
+/** `--region`: which live host `--target live` means (us unless given), as for `contract`. */
+function liveRegion(target: string, region: string | undefined): string {
+  if (region !== undefined && region !== 'us' && region !== 'jp')
+    throw new UsageError(`--region must be us or jp (got '${region}')`);
+  if (target === 'us' || target === 'jp') {
+    if (region !== undefined && region !== target)
+      throw new UsageError(`--target ${target} and --region ${region} name two regions: give one`);
+    return target;
+  }
+  return region ?? 'us';
+}
+
+export async function openTarget(
+  given: string,
+  env: Env,
+  sim: SimOptions = {},
+  region?: string,
+): Promise<ClientTarget> {
+  const target = given === 'live' || given === 'us' || given === 'jp' ? liveRegion(given, region) : given;
   const userId = env.PARTNER_USER_ID?.trim() || DEFAULT_USER;
   if (target === 'sim') {
     const config = parseConfig(
@@ -85,7 +103,7 @@ export async function openTarget(target: string, env: Env, sim: SimOptions = {})
   if (target === 'us' || target === 'jp') {
     const missing = LIVE_REQUIRED.filter((k) => !env[k]?.trim());
     if (missing.length > 0)
-      throw new UsageError(`--target ${target} needs these environment variables: ${missing.join(', ')}`);
+      throw new UsageError(`--target ${given} needs these environment variables: ${missing.join(', ')}`);
     return {
       label: `live ${target} (${LIVE_HOSTS[target]})`,
       api: LIVE_HOSTS[target],
@@ -98,7 +116,7 @@ export async function openTarget(target: string, env: Env, sim: SimOptions = {})
   try {
     url = new URL(target);
   } catch {
-    throw new UsageError(`--target must be sim, us, jp or a URL (got '${target}')`);
+    throw new UsageError(`--target must be sim, live, us, jp or a URL (got '${target}')`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UsageError(`--target URL must be http or https (got '${url.protocol}')`);

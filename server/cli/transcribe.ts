@@ -2,13 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { PartnerClient } from '../client/partnerClient.js';
 import { readTranscript, type Transcript } from '../client/transcription.js';
+import { parseDuration } from '../core/duration.js';
 import { describeFailure } from './failure.js';
 import { type CommandIo, ENV_HELP, processIo, TARGET_HELP } from './io.js';
 import { parseArgs } from './parseArgs.js';
 import { formatBytes, StatusSpinner, UploadProgress } from './progress.js';
 import { openTarget, UsageError } from './target.js';
 
-export const transcribeHelp = `Usage: partner-sim transcribe <audio> [--target sim|us|jp|URL | --base-url URL] [--json]
+export const transcribeHelp = `Usage: partner-sim transcribe <audio> [--target sim|URL|live [--region us|jp]] [--json]
 
 Uploads an audio file in parallel parts (retries, Retry-After honoured), completes the upload
 with its MD5, submits it for transcription, polls with back-off until it ends, and prints the
@@ -18,11 +19,24 @@ mp3 and opus only (the in-process simulator is started accepting the file's exte
 Options:
 ${TARGET_HELP}
   --json                    print the final transcription task as JSON (progress goes to stderr)
-  --deadline <seconds>      give up polling after this long (default 120; 1200 on live)
+  --deadline <duration>     give up polling after this long: 2m, 90s, or seconds
+                            (default 2m; 20m on live)
   -h, --help                show this help
 
 ${ENV_HELP}
 `;
+
+/** --deadline: a duration, a bare number in seconds (as it always was). */
+function deadlineOf(raw: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(raw, 's');
+  } catch (e) {
+    throw new UsageError(`--deadline ${raw}: ${(e as Error).message}`);
+  }
+  if (ms <= 0) throw new UsageError(`--deadline ${raw}: expected more than nothing`);
+  return ms;
+}
 
 /** "0:05.85" */
 const clock = (s: number) => `${Math.floor(s / 60)}:${(s % 60).toFixed(2).padStart(5, '0')}`;
@@ -39,6 +53,7 @@ export async function runTranscribe(argv: string[], io: CommandIo = processIo())
     allowPositionals: true,
     options: {
       target: { type: 'string', default: 'sim' },
+      region: { type: 'string' },
       json: { type: 'boolean', default: false },
       deadline: { type: 'string' },
       help: { type: 'boolean' },
@@ -60,18 +75,21 @@ export async function runTranscribe(argv: string[], io: CommandIo = processIo())
   try {
     const [audio, ...extra] = positionals;
     if (!audio || extra.length > 0) throw new UsageError('expects exactly one audio file (see --help)');
-    const deadlineS = values.deadline === undefined ? undefined : Number(values.deadline);
-    if (deadlineS !== undefined && !(deadlineS > 0))
-      throw new UsageError('--deadline must be a positive number of seconds');
+    const deadlineMs = values.deadline === undefined ? undefined : deadlineOf(values.deadline);
     const filetype = extname(audio).slice(1).toLowerCase();
     if (!filetype) throw new UsageError(`cannot tell the filetype of '${audio}': it has no extension`);
     const bytes = await readFile(audio);
-    const live = target === 'us' || target === 'jp';
-    const t = await openTarget(target, io.env, {
-      uploadFiletypes: ['mp3', 'opus'].includes(filetype) ? [] : [filetype],
-      // Small parts on the in-process simulator, so even a short file goes up in parallel parts.
-      chunkSize: Math.min(5 * 1024 * 1024, Math.max(8 * 1024, Math.ceil(bytes.length / 8))),
-    });
+    const live = target === 'us' || target === 'jp' || target === 'live';
+    const t = await openTarget(
+      target,
+      io.env,
+      {
+        uploadFiletypes: ['mp3', 'opus'].includes(filetype) ? [] : [filetype],
+        // Small parts on the in-process simulator, so even a short file goes up in parallel parts.
+        chunkSize: Math.min(5 * 1024 * 1024, Math.max(8 * 1024, Math.ceil(bytes.length / 8))),
+      },
+      values.region,
+    );
     stop = t.stop;
     ui.write(`${audio}: ${formatBytes(bytes.length)} ${filetype} → ${t.label}\n`);
     const client = new PartnerClient(t);
@@ -84,7 +102,7 @@ export async function runTranscribe(argv: string[], io: CommandIo = processIo())
     spinner.set(task.status);
     try {
       const { task: done } = await client.poll(task.transcription_id, {
-        deadlineMs: (deadlineS ?? (live ? 1200 : 120)) * 1000,
+        deadlineMs: deadlineMs ?? (live ? 1_200_000 : 120_000),
         backoff: { baseMs: 500, capMs: live ? 15_000 : 2000 },
         onStatus: (s) => spinner.set(s),
       });

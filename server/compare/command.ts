@@ -21,6 +21,7 @@ never values. Markdown by default, the same form as contract --compare.
 Options:
   --target <sim|URL>        sim: an in-memory simulator in this process (default)
                             URL: a running simulator, e.g. http://127.0.0.1:4010
+  --base-url <url>          a running simulator at this URL (the same as --target <url>)
   --admin-token <token>     the URL target's --admin-token [env PARTNER_SIM_ADMIN_TOKEN]
   --fail-on-drift           exit 1 when any exchange differs
   --json                    print the report as JSON

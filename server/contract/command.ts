@@ -1,4 +1,6 @@
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ContractSettingsError } from '../../contracts/target/settings.js';
 import { fromRoot } from '../core/root.js';
 import { wantsColor } from '../core/wantsColor.js';
@@ -32,14 +34,16 @@ Options:
                             values) in contract-drift.md / .json. Exit 0 with the report.
   --fail-on-drift           with --compare: exit 1 when any drift is found
   --reports-dir <dir>       where reports go (default: ./reports) [env CONTRACT_REPORTS_DIR]
+  --admin-token <token>     url target: the simulator's --admin-token [env CONTRACT_ADMIN_TOKEN]
+  --json                    print contract-results.json (with --compare: contract-drift.json)
+                            on stdout when the run ends; the run's progress goes to stderr
   -h, --help                show this help
 
 Live target settings (environment): PARTNER_CLIENT_ID, PARTNER_SECRET_KEY, PARTNER_API_KEY,
 PARTNER_USER_ID (required); CONTRACT_SN_BOUND_OTHER, CONTRACT_SN_UNBOUND,
 CONTRACT_SN_NEVER_BOUND, CONTRACT_SN_UNKNOWN (device serials per state; scenarios needing an
 unset one are skipped with the reason); CONTRACT_AUDIO_URL (audio for transcription);
-CONTRACT_RATE_PER_SECOND (default 2). url target: CONTRACT_ADMIN_TOKEN if the simulator
-requires one. CONTRACT_PROBE_TIMEOUT_MS: reachability probe timeout (default 5000).
+CONTRACT_RATE_PER_SECOND (default 2). CONTRACT_PROBE_TIMEOUT_MS: reachability probe timeout (default 5000).
 `;
 
 export interface RunOptions {
@@ -82,7 +86,12 @@ async function runOne(
   const child = (opts.spawn ?? spawn)(process.execPath, vitestArgs(p, { defaultReporter: !unreachable }), {
     cwd: fromRoot(),
     env,
-    stdio: opts.onOutput ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    // With --json the run's own output goes to stderr: stdout is the one JSON document.
+    stdio: opts.onOutput
+      ? ['ignore', 'pipe', 'pipe']
+      : p.json
+        ? ['ignore', process.stderr, 'inherit']
+        : 'inherit',
   });
   if (opts.onOutput) {
     child.stdout?.on('data', (d: Buffer) => opts.onOutput!(d.toString()));
@@ -121,10 +130,21 @@ export async function runContract(argv: string[], opts: RunOptions = {}): Promis
   }
   const results = [];
   for (const run of planned.runs) results.push(await runOne(planned, run, opts));
-  if (!planned.compare) return results[0]?.code ?? 1;
+  if (!planned.compare) {
+    if (planned.json) await printJson(join(planned.reports, 'contract-results.json'), out);
+    return results[0]?.code ?? 1;
+  }
   // Scenario failures are expected when two targets differ: the drift report is the result.
   if (results.some((r) => r.unreachable)) return 1;
   const [main, other] = planned.runs as [RunPlan, RunPlan];
-  const drift = await compareRuns(main.reports, other.reports, planned.reports, out);
+  const err = opts.onOutput ?? ((s: string) => process.stderr.write(s));
+  const drift = await compareRuns(main.reports, other.reports, planned.reports, planned.json ? err : out);
+  if (planned.json) await printJson(join(planned.reports, 'contract-drift.json'), out);
   return planned.failOnDrift && drift > 0 ? 1 : 0;
+}
+
+/** --json: the report the run wrote, as it is (a run that wrote none prints nothing). */
+async function printJson(file: string, out: (s: string) => void): Promise<void> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text !== undefined) out(text.endsWith('\n') ? text : `${text}\n`);
 }

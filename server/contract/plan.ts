@@ -49,6 +49,8 @@ export interface Plan {
   tagsFilter: string | undefined;
   compare: boolean;
   failOnDrift: boolean;
+  /** --json: stdout gets the results (or the drift report) as JSON, everything else stderr. */
+  json: boolean;
   /** A compiled suite's folder to run instead of the package's own (tests: the current sources'). */
   suite: string | undefined;
 }
@@ -73,10 +75,21 @@ export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv, suite?: string)
       'reports-dir': { type: 'string' },
       compare: { type: 'string' },
       'fail-on-drift': { type: 'boolean' },
+      'admin-token': { type: 'string' },
+      json: { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
+  // A value typed on the command line is blamed on its flag, not on the variable it sets.
+  for (const flag of ['target', 'compare'] as const) {
+    const v = values[flag];
+    if (v !== undefined && !/^https?:\/\//i.test(v) && !['sim', 'url', 'live'].includes(v))
+      throw new ContractSettingsError(`--${flag} must be sim, url, live or a URL (got '${v}')`);
+  }
+  if (values.region !== undefined && values.region !== 'us' && values.region !== 'jp')
+    throw new ContractSettingsError(`--region must be us or jp (got '${values.region}')`);
   let env: NodeJS.ProcessEnv = { ...baseEnv };
+  if (values['admin-token']) env.CONTRACT_ADMIN_TOKEN = values['admin-token'];
   if (values.live) env.CONTRACT_TARGET = 'live';
   if (values['base-url']) env.CONTRACT_BASE_URL = values['base-url'];
   if (values.target) env = targetEnv(values.target, env);
@@ -122,6 +135,7 @@ export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv, suite?: string)
     tagsFilter,
     compare: Boolean(values.compare),
     failOnDrift: Boolean(values['fail-on-drift']),
+    json: Boolean(values.json),
     suite,
   };
 }

@@ -1,4 +1,4 @@
-import { parseDuration } from '../core/duration.js';
+import { parseDuration, parseSeconds } from '../core/duration.js';
 import { GiB, option } from './kit.js';
 
 /** How the simulated service behaves: tokens, uploads, transcription, answer shapes, journal. */
@@ -6,26 +6,29 @@ export const serviceOptions = [
   option({
     flag: 'partner-token-ttl',
     key: 'partnerTokenTtlS',
-    kind: 'int',
+    kind: 'string',
     default: 3600,
     env: 'PARTNER_SIM_PARTNER_TOKEN_TTL',
-    help: 'partner token lifetime, seconds',
+    help: 'partner token lifetime (1h, 90m; a bare number: seconds)',
+    parse: parseSeconds,
   }),
   option({
     flag: 'user-token-ttl',
     key: 'userTokenTtlS',
-    kind: 'int',
+    kind: 'string',
     default: 86400,
     env: 'PARTNER_SIM_USER_TOKEN_TTL',
-    help: 'user token lifetime when the request gives none, seconds',
+    help: 'user token lifetime when the request gives none (1h, 90m; a bare number: seconds)',
+    parse: parseSeconds,
   }),
   option({
     flag: 'refresh-token-ttl',
     key: 'refreshTokenTtlS',
-    kind: 'int',
+    kind: 'string',
     default: 30 * 86400,
     env: 'PARTNER_SIM_REFRESH_TOKEN_TTL',
-    help: 'refresh token lifetime, seconds',
+    help: 'refresh token lifetime (1h, 90m; a bare number: seconds)',
+    parse: parseSeconds,
   }),
   option({
     flag: 'token-claims-clock',
@@ -64,26 +67,29 @@ export const serviceOptions = [
   option({
     flag: 'presign-expiry',
     key: 'presignExpiryS',
-    kind: 'int',
+    kind: 'string',
     default: 3600,
     env: 'PARTNER_SIM_PRESIGN_EXPIRY',
-    help: 'lifetime of part upload URLs, seconds',
+    help: 'lifetime of part upload URLs (1h, 90m; a bare number: seconds)',
+    parse: parseSeconds,
   }),
   option({
     flag: 'download-expiry',
     key: 'downloadExpiryS',
-    kind: 'int',
+    kind: 'string',
     default: 86400,
     env: 'PARTNER_SIM_DOWNLOAD_EXPIRY',
-    help: 'lifetime of DownloadUrl, seconds',
+    help: 'lifetime of DownloadUrl (1h, 90m; a bare number: seconds)',
+    parse: parseSeconds,
   }),
   option({
     flag: 'upload-ttl',
     key: 'uploadTtlS',
-    kind: 'int',
+    kind: 'string',
     default: 86400,
     env: 'PARTNER_SIM_UPLOAD_TTL',
-    help: 'abandoned upload sessions are removed after this many seconds',
+    help: 'abandoned upload sessions are removed after this (1h, 90m; a bare number: seconds)',
+    parse: parseSeconds,
   }),
   option({
     flag: 'upload-filetypes',
@@ -108,14 +114,15 @@ export const serviceOptions = [
     kind: 'string',
     default: 'auto' as number | 'auto',
     env: 'PARTNER_SIM_TRANSCRIPTION_DELAY',
-    help: "total transcription time in ms, 'instant' (0) or 'auto' (a few seconds, scaled by audio duration)",
+    help: "total transcription time ('3s', '500ms', ms), 'instant' (0) or 'auto' (a few seconds, scaled by audio duration)",
     parse: (raw) => {
       if (raw === 'auto') return 'auto';
       if (raw === 'instant') return 0;
-      const n = Number(raw);
-      if (!Number.isInteger(n) || n < 0)
-        throw new Error("expected 'auto', 'instant' or a whole number of ms");
-      return n;
+      try {
+        return parseDuration(raw);
+      } catch {
+        throw new Error("expected 'auto', 'instant' or a duration such as '3s', '500ms' or ms");
+      }
     },
   }),
   option({
