@@ -13,8 +13,9 @@ export const compareHelp = `Usage: partner-sim compare <recording.har> [options]
 
 Replays a recording (serve --record, docs/recording.md) in order against the simulator, as a
 throw-away app of its own: values learnt from answers (tokens, FileId/UploadId, ETags, part
-and download URLs, task ids) are carried into later requests, and pauses (polling a task)
-move the app's clock instead of waiting. Reports per exchange where the answers differ in
+and download URLs, task ids) are carried into later requests, and the app's clock is frozen
+and moved by exactly the recorded time between requests (the recording's own timeline),
+instead of waiting. Reports per exchange where the answers differ in
 shape: status, fields present or missing, types, error body form, ETag and content type;
 never values. Markdown by default, the same form as contract --compare.
 
@@ -156,6 +157,7 @@ export async function runCompare(
         rec,
         { root: target.root, control: target.control, app },
         new AudioBytes(values.audio ?? []),
+        (message) => io.stderr(`partner-sim compare: ${message}\n`),
       );
     } finally {
       await target.control.deleteApp(app.client_id).catch(() => {});

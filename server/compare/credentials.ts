@@ -54,7 +54,7 @@ export class ReplayCredentials {
    * `x-client-api-key`, `x-client-id`), or undefined when `name` is not one of them.
    */
   header(name: string, value: string): string | undefined {
-    const { app } = this;
+    const app = this.app;
     if (name === 'authorization' && hasScheme(value, 'Basic')) {
       const recorded = credentialsOf(value, 'Basic') ?? '';
       const secret = this.accepted.basic.has(recorded)

@@ -7,6 +7,7 @@ import type { components } from '../spec/admin-types.js';
 import type { AudioBytes } from './audio.js';
 import { Carry } from './carry.js';
 import { type HarEntry, harHeader, type Recording } from './har.js';
+import { ReplayClock } from './replayClock.js';
 import { parseJson, RequestBuilder } from './replayRequest.js';
 
 export interface ReplayTarget {
@@ -70,34 +71,23 @@ function headerDrift(
 /**
  * Replay a recording's exchanges in order against the target, as the throw-away app: values
  * learnt from earlier answers are carried into later requests, the app's credentials replace
- * the recorded ones, and a pause in the recording (a client polling a task) moves the app's
- * clock by as much instead of waiting.
+ * the recorded ones, and the app's clock follows the recording's own timeline (replayClock.ts).
  */
 export async function replay(
   rec: Recording,
   target: ReplayTarget,
   audio: AudioBytes,
+  /** Says on stderr what the replay could not do as asked (a clock it cannot drive). */
+  note: (message: string) => void = () => {},
 ): Promise<ExchangeResult[]> {
   const carry = new Carry();
   if (rec.app) carry.seed(rec.app, target.app.client_id);
   const requests = new RequestBuilder(target.root, target.app, carry, audio, rec.entries, rec.app);
   const results: ExchangeResult[] = [];
-  // The app's clock runs with real time. Before each exchange it is moved on so that at least
-  // as much time has passed since the previous one as had in the recording: each pause is
-  // kept whole even when an earlier step of the replay was slower than recorded.
-  let previous: { recorded: number; at: number } | undefined;
-  let moved = 0;
+  const clock = new ReplayClock(target.control, target.app.client_id, note);
+  await clock.start();
   for (const [i, entry] of rec.entries.entries()) {
-    const startedAt = Date.parse(entry.startedDateTime);
-    if (previous) {
-      const behind = startedAt - previous.recorded - (performance.now() + moved - previous.at);
-      if (behind >= 1) {
-        await target.control.advanceClock(behind, target.app.client_id);
-        moved += Math.round(behind);
-      }
-    }
-    previous = { recorded: startedAt, at: performance.now() + moved };
-
+    await clock.before(Date.parse(entry.startedDateTime));
     const req = await requests.build(entry);
     const op =
       entry._operation ??

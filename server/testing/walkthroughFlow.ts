@@ -19,6 +19,11 @@ export interface FlowOptions {
   refresh?: boolean;
   /** Polls of the transcription this far apart, until it ends (the README's loop). */
   pollMs?: number;
+  /**
+   * The binding steps (lookup, sn-sign, bind, unbind); default true. They change the devices
+   * the instance shares, so a second replay against the same instance finds them changed.
+   */
+  devices?: boolean;
 }
 
 /**
@@ -57,15 +62,17 @@ export async function walkthrough(
     headers: bearer(partner),
     json: { user_id: 'abc' },
   });
-  for (const sn of ['8810B30227290004', '8810B30227290003'])
-    await http('GET', `${b}/open/partner/sdk/binding?type=notepro&sn=${sn}`, { headers: user });
-  await http('GET', `${b}/open/partner/sdk/binding?type=notepins&sn=8820B3022729FFFF`, { headers: user });
-  for (const op of ['sn-sign', 'bind', 'unbind']) {
-    const r = await http('POST', `${b}/open/partner/sdk/${op}`, {
-      headers: user,
-      json: { type: 'notepins', sn: '8820B3022729AAAA' },
-    });
-    if (r.body?.signature) secrets.push(r.body.signature);
+  if (o.devices !== false) {
+    for (const sn of ['8810B30227290004', '8810B30227290003'])
+      await http('GET', `${b}/open/partner/sdk/binding?type=notepro&sn=${sn}`, { headers: user });
+    await http('GET', `${b}/open/partner/sdk/binding?type=notepins&sn=8820B3022729FFFF`, { headers: user });
+    for (const op of ['sn-sign', 'bind', 'unbind']) {
+      const r = await http('POST', `${b}/open/partner/sdk/${op}`, {
+        headers: user,
+        json: { type: 'notepins', sn: '8820B3022729AAAA' },
+      });
+      if (r.body?.signature) secrets.push(r.body.signature);
+    }
   }
 
   const audio = await readFile(fromRoot('fixtures', 'audio', 'meeting.mp3'));
