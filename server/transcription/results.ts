@@ -199,12 +199,17 @@ export async function attachedHeard(t: Transcript, input: ResultInput): Promise<
 async function engineHeard(r: EngineResult, input: ResultInput): Promise<Heard> {
   const named = input.params.language !== 'auto';
   const language = named ? input.params.language : (r.language ?? DETECTED_LANGUAGE);
-  const probability = await languageProbabilities(input, r.segments.length);
+  // An engine's times as clients take them: none before 0, in order (a server may answer
+  // otherwise; the strictest public client refuses a negative start or unsorted segments).
+  const segments = r.segments
+    .map((s) => ({ ...s, start: Math.max(0, s.start), end: Math.max(0, s.start, s.end) }))
+    .sort((a, b) => a.start - b.start);
+  const probability = await languageProbabilities(input, segments.length);
   return withEmbeddings(
     {
       language,
-      duration: Math.max(input.duration, ...r.segments.map((s) => s.end)),
-      segments: r.segments.map((s, i) => {
+      duration: Math.max(input.duration, ...segments.map((s) => s.end)),
+      segments: segments.map((s, i) => {
         const n = input.params.diarization ? (s.speaker ?? 0) : 0;
         return {
           start: s.start,
