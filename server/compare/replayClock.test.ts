@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriftReport } from '../contract/drift.js';
+import type { ControlClient } from '../embed/controlClient.js';
 import { type SimulatorHandle, startSimulator } from '../embed/startSimulator.js';
 import { compareRun } from '../testing/compareRun.js';
 import { DEMO_US } from '../testing/http.js';
 import { mistakesFlow } from '../testing/mistakesFlow.js';
 import { walkthrough } from '../testing/walkthroughFlow.js';
+import { ReplayClock } from './replayClock.js';
 
 /** Replays per target: the bar is 10 in a row; PARTNER_SIM_REPLAYS sets it. */
 const RUNS = Number(process.env.PARTNER_SIM_REPLAYS ?? 10);
@@ -74,4 +76,40 @@ describe("compare: the recording's own timeline", () => {
     }
     expect(drifts.join(' ')).toBe(drifts.map(() => 0).join(' '));
   }, 120_000);
+});
+
+describe('ReplayClock', () => {
+  it('freezes the app clock, then moves it by exactly each recorded gap', async () => {
+    const calls: unknown[] = [];
+    const control = {
+      setClock: async (c: unknown) => void calls.push(c),
+      advanceClock: async (ms: number, id: string) => void calls.push([ms, id]),
+    } as unknown as ControlClient;
+    const clock = new ReplayClock(control, 'compare-1', () => {});
+    await clock.start();
+    for (const at of [1000, 1000, 1250, 61_250]) await clock.before(at);
+    expect(calls).toEqual([
+      { freeze: true, client_id: 'compare-1' },
+      [250, 'compare-1'],
+      [60_000, 'compare-1'],
+    ]);
+  });
+
+  it('a clock it cannot drive: said once, and the recorded pause waited in real time', async () => {
+    const notes: string[] = [];
+    const control = {
+      setClock: async () => {
+        throw new Error('403 ADMIN_TOKEN_REQUIRED');
+      },
+    } as unknown as ControlClient;
+    const clock = new ReplayClock(control, 'compare-1', (m) => notes.push(m));
+    await clock.start();
+    expect(notes).toEqual([
+      expect.stringMatching(/^the target's clock cannot be driven \(403 ADMIN_TOKEN_REQUIRED\)/),
+    ]);
+    await clock.before(0);
+    const t0 = performance.now();
+    await clock.before(80);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(60);
+  });
 });
