@@ -5,7 +5,7 @@
  */
 
 /** The seven statuses, exactly. */
-export const STATUSES = ['PENDING', 'RECEIVED', 'STARTED', 'PROGRESS', 'SUCCESS', 'FAILURE', 'REVOKED'];
+const STATUSES = ['PENDING', 'RECEIVED', 'STARTED', 'PROGRESS', 'SUCCESS', 'FAILURE', 'REVOKED'];
 
 /** Its largest ChunkSize. */
 export const MAX_CHUNK = 250 * 1024 * 1024;
