@@ -2,6 +2,7 @@
 // `npm start` and `npm run dev` run this before starting: it builds only when dist/ is older
 // than what it is built from, so an unchanged checkout starts at once instead of compiling
 // for 7-11 s. Plain JavaScript: it must run before anything is compiled.
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -68,15 +69,39 @@ export function staleReason(root) {
 
 /**
  * Build `root` when stale; resolves with the exit status (0 when nothing had to be done).
+ * `full`: the package's own build (`npm run build`: tsc, declarations included), for the
+ * `prepare` script: a git install (`npm i -D github:…`, `git+file://…`) builds the clone there,
+ * and a clone's `npm ci` runs it too, when an up-to-date dist/ makes it a few stat calls.
  */
-export async function buildIfStale(root) {
+export async function buildIfStale(root, { full = false } = {}) {
   const reason = staleReason(root);
   if (reason === undefined) {
     process.stderr.write('partner-sim: dist/ is up to date, not rebuilding\n');
     return 0;
   }
   process.stderr.write(`partner-sim: building (${reason})\n`);
-  return quickBuild(root);
+  return full ? fullBuild(root) : quickBuild(root);
+}
+
+/** `npm run build` without npm: tsc with declarations, then the assets. */
+export async function fullBuild(root) {
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const code = await new Promise((done) => {
+    const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    child.on('error', (e) => {
+      process.stderr.write(`partner-sim: cannot run tsc: ${e.message}\n`);
+      done(1);
+    });
+    child.on('close', (c) => done(c ?? 1));
+  });
+  if (code !== 0) {
+    process.stderr.write('partner-sim: the build failed (tsc)\n');
+    return code;
+  }
+  return buildAssets(root);
 }
 
 /**
@@ -100,15 +125,18 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const [flag, ...rest] = process.argv.slice(2);
   if (flag === '--help' || flag === '-h') {
     process.stdout.write(
-      'Usage: node server/dev/buildIfStale.mjs [--force]\n\n' +
+      'Usage: node server/dev/buildIfStale.mjs [--force | --full]\n\n' +
         'Builds dist/ as npm start and npm test do (sources transpiled, then npm run build:assets)\n' +
-        'when it is older than its sources; --force builds it anyway (the bench times it).\n',
+        'when it is older than its sources; --force builds it anyway (the bench times it);\n' +
+        '--full builds it as npm run build does (tsc, declarations), when it is older (prepare).\n',
     );
-  } else if (rest.length > 0 || (flag !== undefined && flag !== '--force')) {
-    process.stderr.write(
-      `buildIfStale: unexpected argument ${flag === '--force' ? rest[0] : flag}; see --help\n`,
-    );
+  } else if (rest.length > 0 || (flag !== undefined && flag !== '--force' && flag !== '--full')) {
+    const bad = flag === '--force' || flag === '--full' ? rest[0] : flag;
+    process.stderr.write(`buildIfStale: unexpected argument ${bad}; see --help\n`);
     process.exitCode = 2;
   } else
-    process.exitCode = flag === '--force' ? await quickBuild(projectRoot) : await buildIfStale(projectRoot);
+    process.exitCode =
+      flag === '--force'
+        ? await quickBuild(projectRoot)
+        : await buildIfStale(projectRoot, { full: flag === '--full' });
 }

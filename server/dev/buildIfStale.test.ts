@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BUILD_STAMPS } from './buildAssets.mjs';
-import { staleReason } from './buildIfStale.mjs';
+import { buildIfStale, projectRoot, staleReason } from './buildIfStale.mjs';
 
 let root: string;
 const OLD = new Date('2026-01-01T00:00:00Z');
@@ -64,5 +65,38 @@ describe('staleReason (npm start builds only when needed)', () => {
     await put('server/core/clock.test.ts', LATER);
     await utimes(join(root, 'server/core'), OLD, OLD);
     expect(staleReason(root)).toBeUndefined();
+  });
+});
+
+describe('prepare (a git install builds the clone; a fresh clone does nothing)', () => {
+  const stderr = () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+      lines.push(String(s));
+      return true;
+    });
+    return lines;
+  };
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('is the full build, only when dist/ is stale', () => {
+    const pkg = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8'));
+    expect(pkg.scripts.prepare).toBe('node server/dev/buildIfStale.mjs --full');
+  });
+
+  it('does nothing on an up-to-date dist/', async () => {
+    const lines = stderr();
+    expect(await buildIfStale(root, { full: true })).toBe(0);
+    expect(lines.join('')).toContain('dist/ is up to date');
+  });
+
+  it('runs tsc (declarations for a TypeScript consumer), not the quick transpile, when stale', async () => {
+    await put('server/core/clock.ts', LATER);
+    const lines = stderr();
+    // This root has no TypeScript installed: the failure shows which build was tried.
+    expect(await buildIfStale(root, { full: true })).not.toBe(0);
+    expect(lines.join('')).toContain('the build failed (tsc)');
   });
 });
