@@ -13,10 +13,10 @@ function endpointRows(list) {
     el(
       'tr',
       {},
-      el('td', {}, e.name ?? '—'),
-      el('td', {}, el('code', {}, e.id)),
+      // The name the portal asks for, above the id (one column: the card must not overflow).
+      el('td', {}, e.name ? [el('div', {}, e.name)] : [], el('code', {}, e.id)),
       el('td', {}, e.url),
-      el('td', {}, `${e.scheme}, ${e.payload ?? 'docs'} payload`),
+      el('td', {}, `${e.scheme}/${e.payload ?? 'docs'}`),
       el('td', {}, e.events ? e.events.join(', ') : 'every event'),
       el('td', {}, e.enabled ? 'enabled' : 'paused'),
       el(
