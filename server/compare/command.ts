@@ -8,6 +8,7 @@ import { createFaults, planFaults } from './asFaults.js';
 import { AudioBytes } from './audio.js';
 import { RecordingError, readRecording } from './har.js';
 import { type ExchangeResult, replay } from './replay.js';
+import { recordedViolations, renderViolations } from './violations.js';
 
 export const compareHelp = `Usage: partner-sim compare <recording.har> [options]
 
@@ -17,7 +18,9 @@ and download URLs, task ids) are carried into later requests, and the app's cloc
 and moved by exactly the recorded time between requests (the recording's own timeline),
 instead of waiting. Reports per exchange where the answers differ in
 shape: status, fields present or missing, types, error body form, ETag and content type;
-never values. Markdown by default, the same form as contract --compare.
+never values. Markdown by default, the same form as contract --compare. The answers the
+recorder found outside openapi.yaml are listed in a section of their own ("Live answered
+outside the spec"; "violations" in --json).
 
 Options:
   --target <sim|URL>        sim: an in-memory simulator in this process (default)
@@ -25,6 +28,8 @@ Options:
   --base-url <url>          a running simulator at this URL (the same as --target <url>)
   --admin-token <token>     the URL target's --admin-token [env PARTNER_SIM_ADMIN_TOKEN]
   --fail-on-drift           exit 1 when any exchange differs
+  --fail-on-violation       exit 1 when the recording holds an answer of the upstream that
+                            broke openapi.yaml (listed in their own section of the report)
   --json                    print the report as JSON
   --reports-dir <dir>       also write recording-drift.md and .json there
   --audio <file>            audio the recording uploaded (kept there as length and MD5 only),
@@ -110,6 +115,7 @@ export async function runCompare(
       target: { type: 'string', default: 'sim' },
       'admin-token': { type: 'string' },
       'fail-on-drift': { type: 'boolean' },
+      'fail-on-violation': { type: 'boolean' },
       json: { type: 'boolean' },
       'reports-dir': { type: 'string' },
       audio: { type: 'string', multiple: true },
@@ -167,15 +173,18 @@ export async function runCompare(
     const faults = values['as-faults']
       ? await asFaults(results, values.app ?? rec.app, target.control, io)
       : undefined;
-    const md = renderDrift(report, {
-      title: 'Recording drift',
-      sides: `main: the recording ${file} (${results.length} exchanges); compare: ${target.name}.`,
-      column: 'exchange',
-    });
-    const json = `${JSON.stringify(report, null, 2)}\n`;
+    const violations = recordedViolations(rec.entries);
+    const md =
+      renderDrift(report, {
+        title: 'Recording drift',
+        sides: `main: the recording ${file} (${results.length} exchanges); compare: ${target.name}.`,
+        column: 'exchange',
+      }) + renderViolations(violations);
+    const full = { ...report, violations };
+    const json = `${JSON.stringify(full, null, 2)}\n`;
     // Data on stdout: the report, then the rules created (one JSON object a line; in --json,
     // the report's `faults`). What was done and why goes to stderr.
-    if (values.json) io.stdout(faults ? `${JSON.stringify({ ...report, faults }, null, 2)}\n` : json);
+    if (values.json) io.stdout(faults ? `${JSON.stringify({ ...full, faults }, null, 2)}\n` : json);
     else io.stdout(md + (faults?.length ? `\n${faults.map((f) => JSON.stringify(f)).join('\n')}\n` : ''));
     if (values['reports-dir']) {
       await mkdir(values['reports-dir'], { recursive: true });
@@ -189,7 +198,8 @@ export async function runCompare(
           : '';
       io.stderr(`partner-sim compare: created ${faults.length} fault rule(s) on ${target.name}${where}\n`);
     }
-    return values['fail-on-drift'] && report.drift.length > 0 ? 1 : 0;
+    if (values['fail-on-drift'] && report.drift.length > 0) return 1;
+    return values['fail-on-violation'] && violations.length > 0 ? 1 : 0;
   } finally {
     await target.stop();
   }

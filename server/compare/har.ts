@@ -18,6 +18,8 @@ export interface HarEntry {
   };
   _operation?: string | null;
   _region?: string;
+  /** Where the upstream's answer broke openapi.yaml, found as it was recorded. */
+  _violations?: string[];
 }
 
 export interface Recording {

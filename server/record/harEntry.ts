@@ -18,6 +18,8 @@ export interface Exchange {
   resBody: TappedBody;
   operation: string | undefined;
   region: string;
+  /** Where the upstream's answer broke openapi.yaml (upstreamViolations.ts); none when empty. */
+  violations?: string[];
 }
 
 type Pair = { name: string; value: string };
@@ -109,5 +111,7 @@ export function harEntry(x: Exchange, names: Pseudonyms): object {
     timings: { send: 0, wait: x.ms, receive: 0 },
     _operation: x.operation ?? null,
     _region: x.region,
+    // A violation may quote a value of the answer: redacted like the rest.
+    ...(x.violations?.length ? { _violations: x.violations.map((v) => names.text(v)) } : {}),
   };
 }

@@ -24,6 +24,7 @@ import {
   rewriteAnswer,
   type Upstream,
 } from './upstream.js';
+import { upstreamViolations } from './upstreamViolations.js';
 
 const UPSTREAM_TIMEOUT_MS = 120_000;
 
@@ -140,6 +141,10 @@ export async function startRecorder(app: RequestListener, config: Config, logger
     if (!file.session.region) file.update({ region: to.region });
     // A presigned URL names no region: its exchange is the session's.
     const region = to.surface === 'storage' ? (file.session.region ?? to.region) : to.region;
+    const operation = operationOf(method, path);
+    const violations = upstreamViolations(operation, answer.status, answer.headers, relayed.body);
+    for (const violation of violations)
+      logger.warn({ operation, status: answer.status, violation }, 'the upstream answered outside the spec');
     const entry = harEntry(
       {
         started,
@@ -152,8 +157,9 @@ export async function startRecorder(app: RequestListener, config: Config, logger
         statusText: answer.statusText,
         resHeaders: relayed.headers,
         resBody: relayed.body,
-        operation: operationOf(method, path),
+        operation,
         region,
+        violations,
       },
       names,
     );
