@@ -13,6 +13,7 @@ import { ReplayClock } from './replayClock.js';
 
 /** Replays per target: the issue's bar is 10 in a row; PARTNER_SIM_REPLAYS sets it. */
 const RUNS = Number(process.env.PARTNER_SIM_REPLAYS ?? 10);
+const ADMIN = 'timeline-admin-token-0001';
 
 /**
  * A session polled close enough to see the task go PENDING → PROGRESS → SUCCESS (default
@@ -26,7 +27,9 @@ describe("compare: the recording's own timeline", () => {
   let file: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'psim-timeline-'));
-    upstream = await startSimulator();
+    // Its control API wants a token, as a shared instance's would: compare drives its app
+    // clock with --admin-token.
+    upstream = await startSimulator({ config: { adminToken: ADMIN } });
     const recorder = await startSimulator({ config: { record: dir, upstream: upstream.url } });
     try {
       await mistakesFlow(recorder.url, DEMO_US);
@@ -61,10 +64,10 @@ describe("compare: the recording's own timeline", () => {
     expect(har.log.entries.filter((e) => '_violations' in e)).toEqual([]);
   });
 
-  it(`${RUNS} of ${RUNS} replays against the instance it was recorded from (by URL) are clean`, async () => {
+  it(`${RUNS} of ${RUNS} replays against the instance it was recorded from (by URL, --admin-token) are clean`, async () => {
     const drifts: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const { out } = await compareRun([file, '--json', '--target', upstream.url]);
+      const { out } = await compareRun([file, '--json', '--target', upstream.url, '--admin-token', ADMIN]);
       drifts.push((JSON.parse(out) as DriftReport).drift.length);
     }
     expect(drifts.join(' ')).toBe(drifts.map(() => 0).join(' '));
