@@ -30,15 +30,18 @@ describe('an app with its own speech engine (control API `transcriber`)', () => 
     const file = await uploadBytes(sim().api, user, silentMp3(150), 'mp3');
     const id = (await submit(sim(), { file_url: file.DownloadUrl }, app)).body.transcription_id;
     await advance(sim(), DELAY);
-    const done = await vi.waitFor(
+    const answer = await vi.waitFor(
       async () => {
         const r = await poll(sim(), id, app);
         expect(r.body.status).toBe('SUCCESS');
-        return r.body;
+        return r;
       },
       { timeout: 5000, interval: 25 },
     );
+    const done = answer.body;
     expectValidTask(done);
+    // The answer says which source spoke.
+    expect(answer.headers.get('x-sim-transcript-source')).toBe('engine');
     expect(done.data.segments.map((s: { text: string }) => s.text)).toEqual(
       STUB_SEGMENTS.map((s) => s.text.trim()),
     );
@@ -49,7 +52,9 @@ describe('an app with its own speech engine (control API `transcriber`)', () => 
     // The demo apps have no engine: made-up text, and the engine is not asked.
     const plain = (await submit(sim(), { file_url: file.DownloadUrl })).body.transcription_id;
     await advance(sim(), DELAY);
-    expect((await poll(sim(), plain)).body.status).toBe('SUCCESS');
+    const madeUp = await poll(sim(), plain);
+    expect(madeUp.body.status).toBe('SUCCESS');
+    expect(madeUp.headers.get('x-sim-transcript-source')).toBe('generated');
     expect(stub.calls).toHaveLength(1);
   });
 

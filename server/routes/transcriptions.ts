@@ -7,8 +7,9 @@ export const transcriptionHandlers = {
     return { status: 200, body: task, warnings };
   },
 
-  getTranscription: async ({ auth, params, services }) => ({
-    status: 200,
-    body: await services.transcriptions.get(auth.app!, params.transcription_id),
-  }),
+  getTranscription: async ({ auth, params, services }) => {
+    const { task, source } = await services.transcriptions.getSourced(auth.app!, params.transcription_id);
+    // Which source spoke (engine, attached transcript, made up): a header, the body is the API's.
+    return { status: 200, body: task, ...(source ? { headers: { 'X-Sim-Transcript-Source': source } } : {}) };
+  },
 } satisfies Handlers;

@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, expect, vi } from 'vitest';
 import { type Config, testConfig } from '../config.js';
 import { SimClock } from '../core/clock.js';
@@ -58,7 +58,11 @@ export function useSpeechStub() {
   });
 }
 
-export async function setup(cfg: Partial<Config> = {}, shared?: { store: MemoryStore; files: Files }) {
+export async function setup(
+  cfg: Partial<Config> = {},
+  shared?: { store: MemoryStore; files: Files },
+  logger: Logger = pino({ level: 'silent' }),
+) {
   let real = Date.UTC(2026, 0, 1);
   const store = shared?.store ?? new MemoryStore();
   const files = shared?.files ?? new Files();
@@ -68,7 +72,7 @@ export async function setup(cfg: Partial<Config> = {}, shared?: { store: MemoryS
     clock: new SimClock(0, () => real),
     random,
     store,
-    logger: pino({ level: 'silent' }),
+    logger,
     instance: await Instance.boot(store, random.fork('boot')),
   };
   const transcripts = new Map<string, { language: string; segments: SpecResult['segments'] }>();

@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import type { PartnerApp } from '../domain/apps.js';
 import { AUDIO_FIXTURES, readAudio } from '../testing/audioFixtures.js';
@@ -147,19 +148,45 @@ describe('a speech engine (--transcriber)', () => {
     });
   });
 
-  it('comes after an attached transcript, and an app can turn it off', async () => {
-    const { submit, settled, advance, transcripts, store } = await setup();
-    transcripts.set('4'.repeat(32), {
-      language: 'en-US',
-      segments: [{ start: 0, end: 1, text: 'Attached.', speaker: 'A' }],
-    });
-    const attached = await submit('4'.repeat(32));
+  it('wins over an attached transcript, says which source spoke, and an app can turn it off', async () => {
+    const { svc, submit, settled, advance, transcripts, store } = await setup();
+    const fixture = { language: 'en-US', segments: [{ start: 0, end: 1, text: 'Attached.', speaker: 'A' }] };
+    transcripts.set('4'.repeat(32), fixture);
+    transcripts.set('6'.repeat(32), fixture);
+    const engine = await submit('4'.repeat(32));
     const off = { ...APP, transcriber: 'none' } as PartnerApp;
+    const attached = await submit('6'.repeat(32), undefined, off);
     const fake = await submit('5'.repeat(32), undefined, off);
     advance(5000);
-    expect(words((await settled(attached)).data as SpecResult)).toEqual(['Attached.']);
+    // The engine's words, not the fixture's: checking an engine with a fixture audio hears the engine.
+    expect(words((await settled(engine)).data as SpecResult).join(' ')).toContain('budget?');
+    expect((await svc.getSourced(APP, engine)).source).toBe('engine');
+    expect(words((await settled(attached, off)).data as SpecResult)).toEqual(['Attached.']);
+    expect((await svc.getSourced(off, attached)).source).toBe('attached');
     expect(words((await settled(fake, off)).data as SpecResult).join(' ')).not.toContain('budget?');
+    expect((await svc.getSourced(off, fake)).source).toBe('generated');
     const rec = await store.collection<TaskRecord>('transcriptions').get(fake);
     expect(rec?.engine).toBeUndefined();
+  });
+
+  it('logs one line when the wait for the engine starts and one when it ends', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l)) });
+    const { submit, settled, advance } = await setup({}, undefined, logger);
+    stub.delayMs = 50;
+    const id = await submit('7'.repeat(32));
+    advance(5000);
+    await settled(id);
+    const engine = lines.filter((l) => String(l.msg).startsWith('speech engine'));
+    expect(engine.map((l) => l.msg)).toEqual([
+      'speech engine: waiting for its transcript',
+      'speech engine: answered',
+    ]);
+    expect(engine[0]).toMatchObject({ transcription_id: id, engine: expect.stringContaining(stub.url) });
+    expect(engine[1]).toMatchObject({
+      transcription_id: id,
+      ms: expect.any(Number),
+      segments: expect.any(Number),
+    });
   });
 });

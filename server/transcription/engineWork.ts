@@ -31,6 +31,14 @@ export interface EngineResult {
   segments: { start: number; end: number; text: string; speaker?: number }[];
 }
 
+/** An engine URL as a log shows it: never a user:password it may carry. */
+function shownUrl(url: string): string {
+  const u = new URL(url);
+  u.username = '';
+  u.password = '';
+  return u.toString();
+}
+
 /** Engines are CPU-heavy: at most this many requests at once from one simulator. */
 const CONCURRENCY = 2;
 const MEMO = 256;
@@ -164,10 +172,22 @@ export class EngineWork {
     const again = await this.results.get(plan.key);
     if (again) return again;
     const audio = await this.audioFor(rec);
-    const heard = await transcribe(
-      { url: plan.url, model: plan.model, language: plan.language, timeoutMs: plan.timeout_ms },
-      audio,
-    );
+    // A wait of seconds to minutes with nothing else to see: the log says when it starts and ends.
+    const fields = { transcription_id: rec.transcription_id, engine: shownUrl(plan.url) };
+    const started = performance.now();
+    const spent = () => Math.round(performance.now() - started);
+    this.logger.info(fields, 'speech engine: waiting for its transcript');
+    let heard: Awaited<ReturnType<typeof transcribe>>;
+    try {
+      heard = await transcribe(
+        { url: plan.url, model: plan.model, language: plan.language, timeoutMs: plan.timeout_ms },
+        audio,
+      );
+    } catch (e) {
+      this.logger.warn({ ...fields, ms: spent(), error: (e as Error).message }, 'speech engine: failed');
+      throw e;
+    }
+    this.logger.info({ ...fields, ms: spent(), segments: heard.segments.length }, 'speech engine: answered');
     const result: EngineResult = {
       key: plan.key,
       md5: plan.md5,

@@ -226,9 +226,10 @@ async function engineHeard(r: EngineResult, input: ResultInput): Promise<Heard> 
 }
 
 /**
- * What a task heard, in this order: the transcript attached to its audio, else what its
- * speech engine heard, else the made-up one (`fake` lets the service put its cache in front
- * of `fakeHeard`). The one place this is decided.
+ * What a task heard, in this order: what its speech engine heard (an engine given is what
+ * speaks: checking one with a fixture audio must not hear the fixture's transcript), else the
+ * transcript attached to its audio, else the made-up one (`fake` lets the service put its
+ * cache in front of `fakeHeard`). The one place this is decided.
  */
 export function heardFor(
   input: ResultInput,
@@ -236,7 +237,7 @@ export function heardFor(
   engine: EngineResult | undefined = undefined,
   fake: (input: ResultInput) => Promise<Heard> = fakeHeard,
 ): Promise<Heard> {
-  if (attached) return attachedHeard(attached, input);
   if (engine) return engineHeard(engine, input);
+  if (attached) return attachedHeard(attached, input);
   return fake(input);
 }

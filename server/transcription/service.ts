@@ -19,7 +19,7 @@ import { checkParams } from './paramsPolicy.js';
 import { TaskAudio } from './taskAudio.js';
 import { adminTask, taskBody } from './taskBodies.js';
 import type { Settled } from './taskEvents.js';
-import { TaskResults } from './taskResults.js';
+import { TaskResults, type TranscriptSource } from './taskResults.js';
 import { engineFor, shapeFor } from './taskSettings.js';
 import { taskExpired, taskView } from './taskState.js';
 import type { StatusView } from './timeline.js';
@@ -128,6 +128,11 @@ export class TranscriptionService implements Lifecycle {
   }
 
   async get(app: PartnerApp, id: string): Promise<TaskBody> {
+    return (await this.getSourced(app, id)).task;
+  }
+
+  /** A poll's answer, and where a finished task's words came from (none while it runs). */
+  async getSourced(app: PartnerApp, id: string): Promise<{ task: TaskBody; source?: TranscriptSource }> {
     const stored = await this.tasks.get(id);
     if (!stored || stored.client_id !== app.client_id) throw notFound();
     const rec = await this.audio.withAudio(stored);
@@ -137,8 +142,9 @@ export class TranscriptionService implements Lifecycle {
     this.fetches.start(rec, engineFor(this.config, app));
     this.startEngine(rec);
     const view = this.view(rec);
-    const data = view.status === 'SUCCESS' ? await this.results.result(rec, shapeFor(this.config, app)) : {};
-    return taskBody(id, view, data);
+    if (view.status !== 'SUCCESS') return { task: taskBody(id, view, {}) };
+    const { data, source } = await this.results.sourced(rec, shapeFor(this.config, app));
+    return { task: taskBody(id, view, data), source };
   }
 
   async list(clientId?: string): Promise<AdminTask[]> {
