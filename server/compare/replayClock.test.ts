@@ -59,7 +59,11 @@ describe("compare: the recording's own timeline", () => {
     const statuses = har.log.entries
       .filter((e) => e._operation === 'getTranscription')
       .map((e) => (JSON.parse(e.response.content.text) as { status: string }).status);
-    expect(statuses).toEqual(expect.arrayContaining(['PENDING', 'PROGRESS', 'SUCCESS']));
+    // Several states before the result (which of PENDING/RECEIVED/STARTED the first poll
+    // meets depends on the host's pace), then the one change of shape: SUCCESS.
+    expect(new Set(statuses).size).toBeGreaterThanOrEqual(3);
+    expect(statuses).toContain('PROGRESS');
+    expect(statuses.at(-1)).toBe('SUCCESS');
     // The simulator upstream answered within its own spec throughout (tokens, storage, polls).
     expect(har.log.entries.filter((e) => '_violations' in e)).toEqual([]);
   });
