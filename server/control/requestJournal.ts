@@ -285,7 +285,7 @@ export function journalRequests(
 type LineLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** A request line's level: a client's mistake warns, a server error or a dropped answer is an error. */
-export function levelOf(status: number): LineLevel {
+function levelOf(status: number): LineLevel {
   if (status === 0 || status >= 500) return 'error';
   return status >= 400 ? 'warn' : 'info';
 }
