@@ -158,6 +158,10 @@ class Recording implements DeferredEntry {
       readable(level, readableLine(this.lineFacts(), this.errorCode));
       return;
     }
+    if (!debug && readable === undefined) {
+      logger[level](this.jsonFacts(id), 'request');
+      return;
+    }
     const e = { id: id ?? '-', ...this.build() };
     // At debug, a terminal's line carries the request's headers and body summary below it.
     if (readable !== undefined)
@@ -169,6 +173,32 @@ class Recording implements DeferredEntry {
       const fields = id === undefined ? { ...rest, surface: this.lineSurface } : lineOf(e);
       logger[level]({ ...fields, ...code, ...detail(debug, e) }, 'request');
     }
+  }
+
+  /**
+   * A JSON line's fields, from the recorded facts as the readable line is: no entry built, no
+   * headers redacted, no answer excerpt (debug adds those), since every request in a pipe
+   * writes one and a line cost more than serving a binding query when it built the entry.
+   */
+  private jsonFacts(id: string | undefined): Record<string, unknown> {
+    return {
+      ...(id !== undefined ? { id } : {}),
+      operation: this.operation,
+      method: this.method,
+      path: scrub(this.originalUrl),
+      status: this.status,
+      ...(this.errorCode !== undefined ? { code: this.errorCode } : {}),
+      latency_ms: this.latencyMs,
+      client_id: this.client_id,
+      ...(this.unverified ? { unverified: true } : {}),
+      ...(this.surface === 'api' ? { region: this.region } : {}),
+      fault_id: this.faultId,
+      ...(this.requestId !== undefined ? { request_id: this.requestId } : {}),
+      surface: this.lineSurface,
+      ...(this.error ? { error: this.error } : {}),
+      ...(this.warnings ? { warnings: this.warnings } : {}),
+      sim_time: toIso(this.receivedMs),
+    };
   }
 
   /** What the readable line shows, the path through the one redactor. */
