@@ -99,13 +99,16 @@ export function spawnSimulator(
  * Start the built simulator with its stdout going to /dev/null (a log's cost without a reader
  * draining a pipe): on a port picked here, ready once it answers.
  */
-export async function spawnSimulatorToNull(args: string[]): Promise<SpawnedSim> {
+export async function spawnSimulatorToNull(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<SpawnedSim> {
   const t0 = performance.now();
   const port = await freePort();
   const child = spawn(
     process.execPath,
     [fromRoot('dist', 'server', 'cli.js'), 'serve', '--port', String(port), ...args],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
+    { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } },
   );
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
