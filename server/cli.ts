@@ -3,7 +3,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { EXAMPLES, withExamples } from './cli/examples.js';
 import { parseArgs } from './cli/parseArgs.js';
-import { serveFlags } from './cli/serveFlags.js';
+import { serveFlags, serveValues } from './cli/serveFlags.js';
 import { serveHelp } from './cli/serveHelp.js';
 import { type Config, parseConfig } from './config.js';
 import { wantsPretty } from './core/logger.js';
@@ -200,7 +200,7 @@ async function serve(argv: string[]): Promise<number> {
     process.stdout.write(serveHelp());
     return 0;
   }
-  const config = parseConfig(parsed.values as Record<string, string | boolean>, process.env);
+  const config = parseConfig(serveValues(parsed.values), process.env);
   // A reader that went away (`partner-sim serve | head -3`) makes writes to stdout fail with
   // EPIPE; unhandled, that error event would end the simulator. Logs are lost, serving is not.
   process.stdout.on('error', () => {});

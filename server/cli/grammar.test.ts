@@ -3,6 +3,8 @@ import { main } from '../cli.js';
 import { options, parseConfig } from '../config.js';
 import { runBinding } from './binding.js';
 import { EXAMPLES } from './examples.js';
+import { parseArgs } from './parseArgs.js';
+import { serveFlags, serveValues } from './serveFlags.js';
 import { SERVE_GROUPS } from './serveHelp.js';
 import { runTranscribe } from './transcribe.js';
 
@@ -89,6 +91,19 @@ describe('one CLI grammar: commands and help', () => {
     expect(io.out()).toMatch(/^Logs:\n {2}--log-level <value>/m);
     expect(io.out()).toMatch(/^HTTPS and the proxy:\n {2}--https /m);
     expect(io.out()).not.toContain('Other:');
+  });
+});
+
+describe('one CLI grammar: switches', () => {
+  it('--no-<flag> turns off a switch that is on by default, as its help shows', async () => {
+    const { values } = parseArgs({ args: ['--no-access-log'], options: serveFlags });
+    expect(parseConfig(serveValues(values)).accessLog).toBe(false);
+    expect(parseConfig(serveValues({})).accessLog).toBe(true);
+    // A switch off by default has no --no- form (nothing to turn off).
+    expect(() => parseArgs({ args: ['--no-https'], options: serveFlags })).toThrow(/unknown option/);
+    const io = capture();
+    expect(await main(['serve', '--help'])).toBe(0);
+    expect(io.out()).toMatch(/^ {2}--\[no-\]access-log /m);
   });
 });
 

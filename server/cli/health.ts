@@ -6,7 +6,7 @@ import { type Config, parseConfig } from '../config.js';
 import { parseDuration } from '../core/duration.js';
 import { CA_CERT_FILE, caDirOf } from '../tls/caFiles.js';
 import { parseArgs } from './parseArgs.js';
-import { serveFlags } from './serveFlags.js';
+import { serveFlags, serveValues } from './serveFlags.js';
 
 export const healthHelp = `Usage: partner-sim health [serve options] [--timeout <duration>] [--json]
 
@@ -101,7 +101,7 @@ export async function runHealth(argv: string[]): Promise<number> {
     process.stderr.write(`partner-sim health: --timeout ${timeout}: ${(e as Error).message}\n`);
     return 2;
   }
-  const config = parseConfig(flags as Record<string, string | boolean>, process.env);
+  const config = parseConfig(serveValues(flags), process.env);
   if (config.port === 0) {
     process.stderr.write(
       'partner-sim health: --port 0 names no port to ask; give the port the server listens on\n',

@@ -58,7 +58,8 @@ export const SERVE_GROUPS: ReadonlyArray<readonly [string, readonly string[]]> =
 
 function row(o: OptionSpec): string {
   const short = SHORT[o.flag] ? `-${SHORT[o.flag]}, ` : '';
-  const flag = `${short}--${o.flag}${o.kind === 'bool' ? '' : ' <value>'}`;
+  const negatable = o.kind === 'bool' && o.default === true;
+  const flag = `${short}--${negatable ? '[no-]' : ''}${o.flag}${o.kind === 'bool' ? '' : ' <value>'}`;
   const def = defaults[o.key];
   // One default per option: none when the help text already says it, and none for a
   // switch that is off unless given.

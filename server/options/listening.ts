@@ -104,7 +104,7 @@ export const listeningOptions = [
     // On: a CI log is read for what failed, and a request's line is where that is.
     default: true,
     env: 'PARTNER_SIM_ACCESS_LOG',
-    help: 'one line per request on every surface, level by status: 2xx/3xx info, 4xx warn, 5xx error (PARTNER_SIM_ACCESS_LOG=off: at debug, and a summary a minute at info)',
+    help: 'one line per request on every surface, level by status: 2xx/3xx info, 4xx warn, 5xx error (--no-access-log: at debug, and a summary a minute at info)',
   }),
   option({
     flag: 'admin-token',
