@@ -80,6 +80,10 @@ export class BridgeCore {
   private kick(): void {
     this.session?.pump?.kick();
   }
+  /** A scan's results hold a Node process until the app acts on them (eventPump.ts). */
+  private holdScan(on: boolean): void {
+    this.session?.pump?.holdScan(on);
+  }
 
   async startScan(): Promise<void> {
     const run = ++this.scanRun;
@@ -96,6 +100,7 @@ export class BridgeCore {
       return;
     }
     for (const d of scan.devices) this.seen.set(d.uuid, d);
+    this.holdScan(true);
     this.kick();
   }
 
@@ -133,6 +138,7 @@ export class BridgeCore {
 
   async stopScan(): Promise<void> {
     this.scanRun++;
+    this.holdScan(false);
     const phone = await this.phone();
     if (phone) await this.quietly(phone.stopScan());
   }
@@ -164,6 +170,7 @@ export class BridgeCore {
     // Every bridge clears its isScanning flag on connect: a scan still waiting for Bluetooth
     // to power on never starts. Whether a running scan stops is the bridge's (scanOnConnect).
     this.scanRun++;
+    this.holdScan(false);
     const keys = this.session?.keys;
     const sent = await connectPhone(body, {
       bridge: this.o.bridge,
@@ -184,6 +191,7 @@ export class BridgeCore {
 
   async disconnect(): Promise<void> {
     this.connectRun++;
+    this.holdScan(false);
     const phone = await this.phone();
     if (phone) await this.quietly(phone.disconnect());
     this.kick();

@@ -12,6 +12,12 @@ import type { EventName, EventPayloads, PenState, Platform } from './types.js';
 export interface Pump {
   kick(): void;
   stop(): void;
+  /**
+   * Whether a running scan's results hold the process: from startScan until the app acts on
+   * them (connects, disconnects, stops the scan). A script awaiting a device needs them; a
+   * scan left on behind a connection (the module's demo) must not outlive the script.
+   */
+  holdScan(on: boolean): void;
 }
 
 /**
@@ -42,6 +48,7 @@ export function startPump(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let delay = pollMs;
   let hold = false;
+  let scanHeld = false;
   let lastNow: number | undefined;
   const round = async () => {
     if (running) {
@@ -66,7 +73,7 @@ export function startPump(
           emit(name, e.data as EventPayloads[typeof name]);
         }
         if (page.events.length === 500) again = true;
-        hold = imminent(page, lastNow);
+        hold = imminent(page, lastNow, scanHeld);
         lastNow = Date.parse(page.now);
       } while (again && !stopped);
     } catch (err) {
@@ -90,17 +97,23 @@ export function startPump(
       stopped = true;
       if (timer) clearTimeout(timer);
     },
+    holdScan(on) {
+      scanHeld = on;
+    },
   };
 }
 
 /**
- * Whether the next poll holds the process open: only for an event the phone is about to get
- * on a running app clock (a handshake settling, a depair). Idle listening (a record press may
- * come any time), a far event or a frozen clock never keep a process alive.
+ * Whether the next poll holds the process open: only for an answer the phone is about to get
+ * on a running app clock (a handshake settling, a depair), or a scan's results the app has
+ * not acted on yet. Idle listening (a record press may come any time), a scan left on behind
+ * a connection (results until its window ends), a far event or a frozen clock never keep a
+ * process alive.
  */
-function imminent(page: EventPage, lastNow: number | undefined): boolean {
-  if (!page.next_at) return false;
+function imminent(page: EventPage, lastNow: number | undefined, scanHeld: boolean): boolean {
+  const next = scanHeld ? page.next_at : page.next_answer_at;
+  if (!next) return false;
   const now = Date.parse(page.now);
   const running = lastNow === undefined || now > lastNow;
-  return running && Date.parse(page.next_at) - now <= HOLD_MS;
+  return running && Date.parse(next) - now <= HOLD_MS;
 }

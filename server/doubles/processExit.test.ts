@@ -53,16 +53,24 @@ process.stdout.write('last await done\\n');
 }, 60_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function run(kind: 'rn' | 'capacitor', stopSimulator: boolean, sn: string, expect: ExpectStatic) {
+async function run(
+  kind: 'rn' | 'capacitor',
+  stopSimulator: boolean,
+  sn: string,
+  expect: ExpectStatic,
+  crowd: readonly string[] = [],
+) {
   const sim = await startTestServer();
   try {
     const token = (await userToken(sim.api, DEMO_US, `exit-${kind}-${sn}`)).user;
-    const arranged = await fetch(`${sim.admin}/recorders/${sn}/arrange`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ case: 'never_paired' }),
-    });
-    expect(arranged.status).toBe(200);
+    for (const serial of [sn, ...crowd]) {
+      const arranged = await fetch(`${sim.admin}/recorders/${serial}/arrange`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ case: 'never_paired' }),
+      });
+      expect(arranged.status).toBe(200);
+    }
     const child = spawnTracked(process.execPath, [join(dir, 'app.mjs'), kind, sim.url, token, sn], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -111,5 +119,21 @@ describe('a process that used a double exits on its own', () => {
     expect(lines.length, r.err).toBeLessThanOrEqual(1);
     if (gone)
       expect(lines[0] ?? '').toMatch(/^partner-sim device double: the simulator at .* is unreachable/);
+  });
+});
+
+describe('a scan left on', () => {
+  // The module and its demo never stop the scan: with many recorders advertising, scan results
+  // keep coming (one per 150 ms here, then scanTimeout at 10 s). None of them is an answer the
+  // app waits for, so the process ends within 3 s of its last await, not at the scan's end.
+  // The crowd (same signal) sorts after the recorder the app pairs, so the app's last await
+  // comes while ~8 s of results are still due.
+  it('does not keep a React Native double process alive', async ({ expect }) => {
+    const crowd = Array.from({ length: 60 }, (_, i) => `8810YARD${String(i).padStart(8, '0')}`);
+    const r = await run('rn', false, '8810EXIT30000000', expect, crowd);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('last await done');
+    expect(r.ms, `exited ${r.ms} ms after its last await`).toBeLessThan(scaledBudget(3_000));
+    expect(r.err).toBe('');
   });
 });

@@ -555,6 +555,8 @@ export interface components {
             cursor: number;
             /** @description When the next pending event becomes due; null when none is pending. */
             next_at: string | null;
+            /** @description When the next pending event that answers a call (a handshake, a depair, a link drop) becomes due, passing over a running scan's `scanResult`s and `scanTimeout`; null when none is pending. A scan left on runs to its window's end as on a phone, so a client that holds its host process open for imminent events (the doubles) holds it for these only. */
+            next_answer_at: string | null;
             /** Format: date-time */
             now: string;
         };
