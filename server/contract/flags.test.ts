@@ -26,6 +26,8 @@ describe('contract takes the shared flags', () => {
       [['--target', 'nope'], "--target must be sim, url, live or a URL (got 'nope')"],
       [['--compare', 'staging'], "--compare must be sim, url, live or a URL (got 'staging')"],
       [['--region', 'eu'], "--region must be us or jp (got 'eu')"],
+      [['--target', 'url'], '--target url needs --base-url <url>'],
+      [['--compare', 'url'], '--compare url names no URL'],
     ] as const) {
       const out: string[] = [];
       const code = await runContract([...args], { onOutput: (s) => out.push(s), env: {}, spawn: fakeSpawn });

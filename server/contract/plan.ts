@@ -86,6 +86,10 @@ export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv, suite?: string)
     if (v !== undefined && !/^https?:\/\//i.test(v) && !['sim', 'url', 'live'].includes(v))
       throw new ContractSettingsError(`--${flag} must be sim, url, live or a URL (got '${v}')`);
   }
+  if (values.target === 'url' && !values['base-url'] && !baseEnv.CONTRACT_BASE_URL?.trim())
+    throw new ContractSettingsError('--target url needs --base-url <url> (or --target <url>)');
+  if (values.compare === 'url')
+    throw new ContractSettingsError('--compare url names no URL: give --compare <url>');
   if (values.region !== undefined && values.region !== 'us' && values.region !== 'jp')
     throw new ContractSettingsError(`--region must be us or jp (got '${values.region}')`);
   let env: NodeJS.ProcessEnv = { ...baseEnv };
