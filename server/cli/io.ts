@@ -20,7 +20,8 @@ export const TARGET_HELP = `  --target <sim|URL|live>   sim: an in-memory simula
                             credentials unless the environment names others)
                             live: the live service in --region (credentials from the
                             environment); us, jp: the same as live --region us/jp
-  --region <us|jp>          the live region (default us)
+  --region <us|jp>          the region (default us): live's host, or a simulator's /jp mount
+                            with the JP demo app
   --base-url <url>          a running simulator at this URL (the same as --target <url>, or
                             with --target url, as contract takes it)`;
 

@@ -2,7 +2,7 @@ import { LIVE_HOSTS } from '../../contracts/target/settings.js';
 import type { PartnerCredentials } from '../client/partnerClient.js';
 import { defaults, parseConfig } from '../config.js';
 import type { NewApp } from '../domain/apps.js';
-import { US_API } from '../http/apiPrefixes.js';
+import { JP_API, US_API } from '../http/apiPrefixes.js';
 import { serveSimulator } from '../simulator.js';
 import { readFixture } from '../spec/fixtures.js';
 
@@ -35,9 +35,9 @@ const LIVE_REQUIRED = [
 const DEFAULT_USER = 'cli-user-0001';
 
 /** The demo app of the fixtures for a region (its credentials are public anyway). */
-async function demoApp(fixturesDir: string): Promise<PartnerCredentials> {
+async function demoApp(fixturesDir: string, region = 'us'): Promise<PartnerCredentials> {
   const apps = (await readFixture<NewApp[]>(fixturesDir, 'apps.json')) ?? [];
-  const app = apps.find((a) => a.region === 'us' && a.client_id?.startsWith('demo')) ?? apps[0];
+  const app = apps.find((a) => a.region === region && a.client_id?.startsWith('demo')) ?? apps[0];
   if (!app?.client_id || !app.secret_key || !app.api_key)
     throw new UsageError('the fixtures hold no app to use; pass credentials in the environment');
   return { client_id: app.client_id, secret_key: app.secret_key, api_key: app.api_key };
@@ -57,8 +57,11 @@ export interface SimOptions {
   chunkSize?: number;
 }
 
-/** `--region`: which live host `--target live` means (us unless given), as for `contract`. */
-function liveRegion(target: string, region: string | undefined): string {
+/**
+ * The region, as for `contract`: `--target us`/`jp` name one; else `--region` (us unless
+ * given), live's host or a simulator's mount.
+ */
+function regionOf(target: string, region: string | undefined): string {
   if (region !== undefined && region !== 'us' && region !== 'jp')
     throw new UsageError(`--region must be us or jp (got '${region}')`);
   if (target === 'us' || target === 'jp') {
@@ -75,7 +78,10 @@ export async function openTarget(
   sim: SimOptions = {},
   region?: string,
 ): Promise<ClientTarget> {
-  const target = given === 'live' || given === 'us' || given === 'jp' ? liveRegion(given, region) : given;
+  const target = given === 'live' || given === 'us' || given === 'jp' ? regionOf(given, region) : given;
+  // On a simulator the region is its mount: /jp/developer/api with the JP demo app.
+  const simRegion = regionOf('sim', region);
+  const prefix = simRegion === 'jp' ? JP_API : US_API;
   const userId = env.PARTNER_USER_ID?.trim() || DEFAULT_USER;
   if (target === 'sim') {
     const config = parseConfig(
@@ -93,9 +99,9 @@ export async function openTarget(
     );
     const running = await serveSimulator(config);
     return {
-      label: 'in-process simulator',
-      api: `${running.url}${US_API}`,
-      app: await demoApp(config.fixturesDir),
+      label: `in-process simulator${simRegion === 'jp' ? ' (JP)' : ''}`,
+      api: `${running.url}${prefix}`,
+      app: await demoApp(config.fixturesDir, simRegion),
       userId,
       stop: () => running.stop(),
     };
@@ -127,8 +133,8 @@ export async function openTarget(
   shown.password = '';
   return {
     label: shown.toString().replace(/\/+$/, ''),
-    api: base.endsWith(US_API) ? base : `${base}${US_API}`,
-    app: fromEnv(env, await demoApp(defaults.fixturesDir)),
+    api: base.endsWith(US_API) ? base : `${base}${prefix}`,
+    app: fromEnv(env, await demoApp(defaults.fixturesDir, simRegion)),
     userId,
     stop: async () => {},
   };
