@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Sample, soakReport } from './soakSamples.js';
 
 const MIB = 2 ** 20;
-const RUN = 60_000;
+const RUN = 30 * 60_000;
 
 /** 48 readings over RUN ms at 10 flows a ms; `rss`, `data` and `rate` by reading index. */
 function series(
@@ -80,6 +80,13 @@ describe('soakReport', () => {
         RUN,
       ).ok,
     ).toBe(true);
+  });
+
+  it('holds a short run (under 10 minutes) to its heap, not to RSS still warming up', () => {
+    const rising = series((i) => (150 + i * 2) * MIB).map((x) => ({ ...x, atMs: x.atMs / 15 }));
+    expect(soakReport('file', rising, 6, RUN / 15).ok).toBe(true);
+    const leaking = rising.map((x, i) => ({ ...x, heap: (20 + i) * MIB }));
+    expect(soakReport('file', leaking, 6, RUN / 15).ok).toBe(false);
   });
 
   it('misses a run with errors', () => {

@@ -1,6 +1,8 @@
 import { fmt, median } from './lib.js';
 
 const MIB = 2 ** 20;
+/** Runs shorter than this hold the heap, not RSS, to the memory limit (see soakReport). */
+const SHORT_RUN_MS = 10 * 60_000;
 
 /** One reading of the soaked simulator: counts so far, and its memory and data size. */
 export interface Sample {
@@ -58,13 +60,16 @@ export function soakReport(
   const rate = (a: Sample, b: Sample) => (b.flows - a.flows) / Math.max(1, b.atMs - a.atMs);
   const ratio = rate(ends.at(-2)!, ends.at(-1)!) / rate(ends[0]!, ends[1]!);
   const errors = s.at(-1)!.errors;
+  // A short run (CI's two minutes) holds the heap to the limit instead of RSS: the allocator's
+  // own warm-up (tens of MiB of arenas) is not over in two minutes and is not records kept.
+  const memory = runMs >= SHORT_RUN_MS ? rssGrowth : heapGrowth;
   const ok =
-    rssGrowth < limits.rssGrowth &&
+    memory < limits.rssGrowth &&
     dataGrowth < limits.dataGrowth &&
     ratio >= limits.throughputFloor &&
     errors === 0;
   lines.push(
-    `${label}: growth over the last ${fmt(runMs / 3 / 60_000)} min (median of its ${last.length} readings less the middle third's): RSS ${fmt(rssGrowth / MIB)} MiB (limit ${fmt(limits.rssGrowth / MIB, 0)}), heap ${fmt(heapGrowth / MIB)} MiB, data ${fmt(dataGrowth / MIB)} MiB (limit ${fmt(limits.dataGrowth / MIB, 0)}); last/first window throughput ${fmt(ratio, 2)}x (floor ${limits.throughputFloor}); errors ${errors}: ${ok ? 'OK' : 'MISSED'}`,
+    `${label}: growth over the last ${fmt(runMs / 3 / 60_000)} min (median of its ${last.length} readings less the middle third's): RSS ${fmt(rssGrowth / MIB)} MiB${runMs >= SHORT_RUN_MS ? ` (limit ${fmt(limits.rssGrowth / MIB, 0)})` : ''}, heap ${fmt(heapGrowth / MIB)} MiB${runMs >= SHORT_RUN_MS ? '' : ` (limit ${fmt(limits.rssGrowth / MIB, 0)}: a run under 10 min holds the heap)`}, data ${fmt(dataGrowth / MIB)} MiB (limit ${fmt(limits.dataGrowth / MIB, 0)}); last/first window throughput ${fmt(ratio, 2)}x (floor ${limits.throughputFloor}); errors ${errors}: ${ok ? 'OK' : 'MISSED'}`,
   );
   return { lines, ok };
 }
