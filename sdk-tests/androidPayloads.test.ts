@@ -147,6 +147,37 @@ describe('Capacitor on Android: payloads as PlaudSdkPlugin.java sends them', () 
   });
 });
 
+describe("recordings sized as the recorder's Opus", () => {
+  // The recorder stores Opus, 20 ms frames of 80 bytes per channel, and the Kotlin module
+  // lists `duration` as BleFile.calculateOpusDuration(size, channels) / 1000: an mp3-sized
+  // 7 s recording (112,128 bytes) read as 28 s there. The app's own arithmetic on `size`
+  // must give the recorded length, and the double's `duration` must be that.
+  const kotlinDuration = (size: number, channels: number) =>
+    Math.floor((Math.floor(size / (80 * channels)) * 20) / 1000);
+
+  it('React Native Android: the module arithmetic on size gives the recorded seconds', async () => {
+    const sn = '8810ANDR00000005';
+    await arrangeRecorder(sn, 'never_paired');
+    for (const duration_s of [7, 12.5, 3599.99])
+      await http('POST', `${sim.admin}/recorders/${sn}/recordings`, { json: { duration_s } });
+    const { sdk, event } = await phoneOf('rn');
+    await sdk.startScan();
+    await event('scanResult', (d: { devices: Array<{ serialNumber: string }> }) =>
+      d.devices.some((x) => x.serialNumber === sn),
+    );
+    await sdk.connectBleDevice({ serialNumber: sn });
+    await event('bind');
+    await sdk.getFileList();
+    const { files } = (await event('fileList')) as {
+      files: Array<{ size: number; channels: number; duration: number }>;
+    };
+    expect(files.map((f) => kotlinDuration(f.size, f.channels)).sort((a, b) => a - b)).toEqual([7, 12, 3599]);
+    for (const f of files) expect(f.duration).toBe(kotlinDuration(f.size, f.channels));
+    // 350 frames of 80 bytes, one channel: 32 kbit/s.
+    expect(files.find((f) => f.duration === 7)!.size).toBe(28_000);
+  });
+});
+
 describe("a phone's Bluetooth and permissions, arranged through the control API", () => {
   it('Capacitor Android: denied permissions reject the scan after scanTimeout permissionDenied; Bluetooth off rejects a connect', async () => {
     const sn = '8810ANDR00000004';

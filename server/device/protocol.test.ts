@@ -104,11 +104,13 @@ describe('recordings', () => {
     );
     const pcm = await fetch(dev(`/phones/${id}/recordings/${real.sessionId}/audio?format=pcm`));
     expect(pcm.headers.get('content-type')).toBe('application/octet-stream');
+    // Listed at the recorder's Opus size (120 frames of 80 bytes), exported as 128 kbit/s mp3.
+    expect(gen.size).toBe(9_600);
     const mp3 = await fetch(dev(`/phones/${id}/recordings/${gen.sessionId}/audio`));
     expect([mp3.status, mp3.headers.get('content-type'), (await mp3.arrayBuffer()).byteLength]).toEqual([
       200,
       'audio/mpeg',
-      gen.size,
+      100 * 384,
     ]);
     const w = Buffer.from(
       await (await fetch(dev(`/phones/${id}/recordings/${gen.sessionId}/audio?format=wav`))).arrayBuffer(),

@@ -1,7 +1,7 @@
 import type { components } from '../spec/device-types.js';
 import type { DeviceEvents } from './deviceEvents.js';
 import type { PhoneService } from './phones.js';
-import { type AudioExport, type ExportFormat, exportAudio } from './recorderAudio.js';
+import { type AudioExport, type ExportFormat, exportAudio, opusDurationMs } from './recorderAudio.js';
 import { type RecorderRegistry, recordingNotFound } from './recorders.js';
 
 type Dev = components['schemas'];
@@ -19,8 +19,9 @@ export class PhoneRecordings {
 
   async list(id: string, after = 0): Promise<Dev['FileList']> {
     const { phone, rec } = await this.phones.connectedRecorder(id);
-    // Both Android bridges compute whole seconds (size → opus ms / 1000); iOS's SDK gives its own.
-    const seconds = phone.platform === 'android' ? Math.floor : (s: number) => s;
+    // Both Android bridges compute whole seconds from the size (opus ms / 1000); iOS's SDK
+    // gives the recorded length.
+    const android = phone.platform === 'android';
     const files = rec.recordings
       .filter((r) => r.session_id > after)
       .map((r) => ({
@@ -31,7 +32,7 @@ export class PhoneRecordings {
         channels: r.channels,
         isOgg: false,
         isMusic: false,
-        duration: seconds(r.duration_s),
+        duration: android ? Math.floor(opusDurationMs(r.size, r.channels) / 1000) : r.duration_s,
       }));
     return { files };
   }

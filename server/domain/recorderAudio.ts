@@ -23,8 +23,23 @@ const CHUNK = 256 * 1024;
 const mp3Frames = (durationS: number): number => Math.max(1, Math.ceil(durationS / MP3_FRAME_S - 1e-9));
 const pcmSamples = (durationS: number): number => Math.round(durationS * PCM_RATE);
 
-/** Bytes of a generated recording's default (mp3) export: its `size` in file lists. */
-export const generatedSize = (durationS: number): number => mp3Frames(durationS) * MP3_FRAME.length;
+/**
+ * The recorder stores Opus at 16 kHz in 20 ms frames of exactly 80 bytes per channel (32
+ * kbit/s a channel; the SDK's Ogg writer refuses other sizes). A file's `size` is that, and
+ * the Android bridges turn it back into a length (`BleFile.calculateOpusDuration(size,
+ * channels)`: 20 ms per 80 bytes per channel), so sizes must be Opus sizes, whatever the
+ * export format (device-sdk-notes.md).
+ */
+const OPUS_FRAME_BYTES = 80;
+const OPUS_FRAME_MS = 20;
+
+/** Bytes of a recording this long on the device: whole frames, none past the end. */
+export const opusSize = (durationS: number, channels = 1): number =>
+  Math.max(0, Math.floor((durationS * 1000) / OPUS_FRAME_MS + 1e-9)) * OPUS_FRAME_BYTES * channels;
+
+/** The Android SDK's arithmetic back from a size: milliseconds, whole frames. */
+export const opusDurationMs = (size: number, channels: number): number =>
+  Math.floor(size / (OPUS_FRAME_BYTES * Math.max(1, channels))) * OPUS_FRAME_MS;
 
 function wavHeader(dataBytes: number): Buffer {
   const h = Buffer.alloc(44);

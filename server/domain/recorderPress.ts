@@ -1,6 +1,6 @@
 import { SimError } from '../core/errors.js';
 import type { components } from '../spec/admin-types.js';
-import { generatedSize } from './recorderAudio.js';
+import { opusSize } from './recorderAudio.js';
 import {
   BATTERY_LOW,
   freeSessionId,
@@ -62,7 +62,7 @@ export function pressRecorder(
           sessionId: session_id,
           reason: 0,
           fileExist: true,
-          fileSize: generatedSize(elapsed),
+          fileSize: opusSize(elapsed),
         })
       : pressed(rec, next, 'recordResume', {
           sessionId: session_id,
@@ -81,7 +81,7 @@ export function pressRecorder(
     channels: 1,
     format: 'mp3',
     source: 'generated',
-    size: generatedSize(duration),
+    size: opusSize(duration),
   };
   const next = withRecording({ ...rec, recording: null }, r);
   const data = { sessionId: session_id, reason: 0, fileExist: true, fileSize: r.size };

@@ -9,7 +9,7 @@ import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { Collection, Store } from '../store/store.js';
 import { probeAudio } from '../transcription/audio.js';
 import { checkType, normalizeSerial } from './deviceModel.js';
-import { generatedSize } from './recorderAudio.js';
+import { opusSize } from './recorderAudio.js';
 import {
   freeSessionId,
   type RecorderRecord,
@@ -164,7 +164,6 @@ export class RecorderRegistry {
         body.start_time,
       );
     const source = body.duration_s !== undefined ? 'generated' : body.fixture ? 'fixture' : 'upload';
-    const stored = bytes;
     return this.change(rec.sn, (cur) => {
       const session_id = freeSessionId(cur, startMs / 1000);
       const r: RecordingRecord = {
@@ -175,7 +174,8 @@ export class RecorderRegistry {
         channels: 1,
         format,
         source,
-        size: stored ? stored.length : generatedSize(duration),
+        // The device's Opus file, whatever audio it was given: what the SDK lists.
+        size: opusSize(duration),
         ...(body.fixture ? { fixture: body.fixture } : {}),
       };
       return { next: withRecording(cur, r), result: r };
