@@ -38,7 +38,8 @@ export class BridgeCore {
   async initSDK(init: InitOptions): Promise<void> {
     if (!init?.userAccessToken) throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.tokenRequired);
     if (!init.customDomain) throw new BridgeError('ERR_PLAUD_ARGS', MESSAGES.domainRequired);
-    this.dispose();
+    // A new SDK session; the plugin's scan map outlives it (the plugins never clear theirs).
+    this.endSession();
     const session: Session = {
       userToken: init.userAccessToken,
       userId: init.userId,
@@ -248,11 +249,15 @@ export class BridgeCore {
 
   /** Stops polling and forgets the phone on the simulator (a new initSDK, a reconfigure). */
   dispose(): void {
+    this.endSession();
+    this.seen.clear();
+  }
+
+  private endSession(): void {
     const s = this.session;
     this.session = undefined;
     this.scanRun++;
     this.connectRun++;
-    this.seen.clear();
     if (!s) return;
     s.pump?.stop();
     void s.phone.then((p) => p?.forget()).catch(() => undefined);

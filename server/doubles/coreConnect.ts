@@ -1,6 +1,6 @@
 import { CAPACITOR_MESSAGES } from './capacitorShape.js';
 import { BridgeError, MESSAGES, radioRefusal } from './errors.js';
-import { type Emit, showLocalRefusal } from './handshakeShow.js';
+import { type Emit, showLocalRefusal, showUnreachable } from './handshakeShow.js';
 import { type ConnectRequest, isProtocol, type PhoneClient, ProtocolError } from './phoneClient.js';
 import { connectRefused, type RadioContext } from './radioAnswers.js';
 import type { Wait } from './timing.js';
@@ -66,8 +66,17 @@ export async function connectPhone(body: ConnectRequest, c: ConnectContext): Pro
   try {
     await phone.connect(c.stopsScan ? body : { ...body, keep_scanning: true });
   } catch (e) {
+    // The plugin knows it from an earlier scan (its map is never cleared) but this phone's
+    // radio does not reach it now: resolved, then the SDK's failed connection.
     if (isProtocol(e, 404) && e.detail === 'UNKNOWN_DEVICE') {
-      throw new BridgeError('ERR_PLAUD_UNKNOWN_DEVICE', MESSAGES.unknownDevice);
+      void showUnreachable({
+        platform: c.platform,
+        wait: c.wait,
+        emit: c.emit,
+        uuid: known.uuid,
+        current: c.current,
+      });
+      return false;
     }
     const radio = radioRefusal(e);
     if (radio) throw connectRefused(c.radioContext(), radio);

@@ -37,3 +37,17 @@ export async function showLocalRefusal(r: LocalRefusal): Promise<void> {
   r.emit('connectFail', { mac: r.uuid, reason: r.reason, message: r.message });
   r.emit('connectState', { connected: false, failed: true, state: 2 });
 }
+
+/**
+ * A device the bridge remembers from an earlier scan but the radio cannot reach (it left
+ * range, or advertises under a new id): the plugins never clear their scan maps, so the call
+ * resolves and the SDK reports the failed link after its connect timeout, as the device
+ * protocol's `unreachable` row does: connectState {failed: true, state: -1}, on Android with
+ * connectFail BLE_CONNECT_FAILED.
+ */
+export async function showUnreachable(r: Omit<LocalRefusal, 'reason' | 'message'>): Promise<void> {
+  await r.wait('bleConnectFail');
+  if (!r.current()) return;
+  r.emit('connectState', { connected: false, failed: true, state: -1 });
+  if (r.platform === 'android') r.emit('connectFail', { mac: r.uuid, reason: 'BLE_CONNECT_FAILED' });
+}

@@ -16,6 +16,8 @@ const PHONE_MS = {
   radioLink: 400,
   /** iOS: a refused handshake drops the link (state 0) this long after state 1. */
   iosRefusalDrop: 1_100,
+  /** A remembered device out of reach: the SDK's connect timeout (the protocol's bleFail). */
+  bleConnectFail: 3_000,
   /** Android: a handshake that cannot complete fails (state 2) after the SDK's timeout. */
   androidHandshakeTimeout: 10_000,
   fileList: 300,
