@@ -4,6 +4,7 @@ import { type CoreOptions, openPhone, type Session } from './coreSession.js';
 import { BridgeError, MESSAGES, radioRefusal } from './errors.js';
 import { type Pump, penStateFor, startPump } from './eventPump.js';
 import type { Emit } from './handshakeShow.js';
+import { HandshakeWait } from './handshakeWait.js';
 import { type ConnectRequest, isProtocol, type PhoneClient, type ScanAnswer } from './phoneClient.js';
 import { type RadioContext, scanRefused } from './radioAnswers.js';
 import { type Reporter, reportOnce } from './reachability.js';
@@ -23,6 +24,7 @@ export class BridgeCore {
   private scanRun = 0;
   private connectRun = 0;
   private readonly exports = new ExportStore();
+  private readonly handshake = new HandshakeWait();
 
   /** Background failures, a lost simulator once per loss. */
   private readonly report: Reporter;
@@ -68,6 +70,7 @@ export class BridgeCore {
       penStateFor(this.o.platform),
       this.emit,
       (e) => {
+        this.handshake.observe(e.name, e.data);
         if (e.name !== 'scanResult') return;
         for (const d of (e.data as { devices: ScanDevice[] }).devices) this.seen.set(d.uuid, d);
       },
@@ -173,25 +176,33 @@ export class BridgeCore {
     this.scanRun++;
     this.holdScan(false);
     const keys = this.session?.keys;
-    const sent = await connectPhone(body, {
-      bridge: this.o.bridge,
-      platform: this.o.platform,
-      stopsScan: this.o.scanOnConnect === 'stop',
-      phone: await this.phone(),
-      keys,
-      seen: this.seen,
-      wait: this.wait,
-      emit: this.emit,
-      quietly: (p) => this.quietly(p),
-      permissionsGranted: () => this.permissionsGranted(),
-      radioContext: () => this.radioContext(this.scanRun),
-      current: () => run === this.connectRun,
-    });
+    // Before the call: its events may come on a poll already under way.
+    this.handshake.start();
+    let sent = false;
+    try {
+      sent = await connectPhone(body, {
+        bridge: this.o.bridge,
+        platform: this.o.platform,
+        stopsScan: this.o.scanOnConnect === 'stop',
+        phone: await this.phone(),
+        keys,
+        seen: this.seen,
+        wait: this.wait,
+        emit: this.emit,
+        quietly: (p) => this.quietly(p),
+        permissionsGranted: () => this.permissionsGranted(),
+        radioContext: () => this.radioContext(this.scanRun),
+        current: () => run === this.connectRun,
+      });
+    } finally {
+      if (!sent && run === this.connectRun) this.handshake.settle(false);
+    }
     if (sent) this.kick();
   }
 
   async disconnect(): Promise<void> {
     this.connectRun++;
+    this.handshake.settle(false);
     this.holdScan(false);
     const phone = await this.phone();
     if (phone) await this.quietly(phone.disconnect());
@@ -221,7 +232,13 @@ export class BridgeCore {
   async getFileList(g?: { startSessionId?: number }): Promise<void> {
     const phone = await this.phone();
     if (!phone) return;
-    const list = phone.recordings(Math.max(0, Math.floor(Number(g?.startSessionId ?? 0)) || 0));
+    const after = Math.max(0, Math.floor(Number(g?.startSessionId ?? 0)) || 0);
+    const handshake = this.handshake.settled;
+    // Asked between the radio link and the bind: the SDK answers once it has bound.
+    const list = phone.recordings(after).catch(async (e) => {
+      if (!isProtocol(e, 409) || !handshake || !(await handshake)) throw e;
+      return phone.recordings(after);
+    });
     void list
       .then(async (files) => {
         await this.wait('fileList');
@@ -254,6 +271,7 @@ export class BridgeCore {
   }
 
   private endSession(): void {
+    this.handshake.settle(false);
     const s = this.session;
     this.session = undefined;
     this.scanRun++;
