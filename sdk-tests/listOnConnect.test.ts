@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { PartnerClient } from '../server/client/partnerClient.js';
 import { PlaudSdkWeb } from '../server/doubles/capacitor.js';
 import { PlaudSdkDouble } from '../server/doubles/reactNative.js';
@@ -22,7 +22,10 @@ const cases = (['rn', 'capacitor'] as const).flatMap((kind) =>
 );
 
 describe('a file list asked for in the connectState listener', () => {
-  it.concurrent.for(cases)('%s %s: answered with the recordings, once bound', async ([kind, platform]) => {
+  it.concurrent.for(cases)('%s %s: answered with the recordings, once bound', async ([kind, platform], {
+    expect,
+    onTestFinished,
+  }) => {
     const sn = `8810LIST${String(++n).padStart(8, '0')}`;
     expect(
       (await http('POST', `${sim.admin}/recorders/${sn}/arrange`, { json: { case: 'never_paired' } })).status,

@@ -151,6 +151,8 @@ export class PlaudSdkWeb implements BridgeMethods {
         body: body as unknown as ArrayBuffer,
         ...(o.contentType ? { headers: { 'content-type': o.contentType } } : {}),
       });
+      // Read to the end: a WebView logs an answer left unread as net::ERR_ABORTED.
+      await r.arrayBuffer();
       return { status: r.status, etag: r.headers.get('etag') };
     } catch (e) {
       throw new Error(`PUT failed: ${(e as Error).message}`);

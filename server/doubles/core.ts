@@ -234,13 +234,14 @@ export class BridgeCore {
     if (!phone) return;
     const after = Math.max(0, Math.floor(Number(g?.startSessionId ?? 0)) || 0);
     const handshake = this.handshake.settled;
-    // Asked between the radio link and the bind: the SDK answers once it has bound.
-    const list = phone.recordings(after).catch(async (e) => {
-      if (!isProtocol(e, 409) || !handshake || !(await handshake)) throw e;
-      return phone.recordings(after);
-    });
+    // Asked between the radio link and the bind: the SDK answers once it has bound. Asking
+    // the simulator only then keeps an expected refusal (409) out of a WebView's console.
+    const list = (handshake ?? Promise.resolve(true)).then((bound) =>
+      bound ? phone.recordings(after) : undefined,
+    );
     void list
       .then(async (files) => {
+        if (!files) return;
         await this.wait('fileList');
         this.emit('fileList', files);
       })

@@ -59,6 +59,14 @@ async function call(f: Fetch, url: string, init: RequestInit = {}): Promise<Resp
   throw new ProtocolError(r.status, code, reason, `${init.method ?? 'GET'} ${url}`);
 }
 
+/**
+ * An answer whose body the caller does not need, read to the end anyway: a WebView logs a
+ * response left unread as net::ERR_ABORTED.
+ */
+export async function drained(r: Promise<Response>): Promise<void> {
+  await (await r).arrayBuffer();
+}
+
 const json = (method: string, body?: unknown, token?: string): RequestInit => ({
   method,
   headers: {
@@ -93,13 +101,13 @@ export class PhoneClient {
 
   state = () => this.json<Phone>('');
   scan = () => this.json<ScanAnswer>('/scan', json('POST', {}));
-  stopScan = async () => void (await call(this.f, `${this.url}/scan`, { method: 'DELETE' }));
+  stopScan = () => drained(call(this.f, `${this.url}/scan`, { method: 'DELETE' }));
   connect = (body: ConnectRequest) => this.json<Connection>('/connect', json('POST', body));
   disconnect = () => this.json<Phone>('/disconnect', json('POST'));
   depair = (clear: boolean) => this.json<S['DepairAnswer']>('/depair', json('POST', { clear }));
   recordings = (after: number) => this.json<FileList>(`/recordings?start_session_id=${after}`);
   events = (after: number) => this.json<EventPage>(`/events?after=${after}&limit=500`);
-  forget = async () => void (await call(this.f, this.url, { method: 'DELETE' }));
+  forget = () => drained(call(this.f, this.url, { method: 'DELETE' }));
 
   async exportAudio(sessionId: number, format: AudioFormat, channels: number): Promise<Uint8Array> {
     const r = await call(
