@@ -271,4 +271,7 @@ const appExp = (claims: TokenClaims): number => claims.app_exp ?? claims.exp;
 const hash = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 const invalidRefresh = () =>
-  SimError.unauthorized('INVALID_REFRESH_TOKEN', 'Refresh token is unknown, used, expired or of another client');
+  SimError.unauthorized(
+    'INVALID_REFRESH_TOKEN',
+    'Refresh token is unknown, used, expired or of another client',
+  );

@@ -63,7 +63,7 @@ async function call(f: Fetch, url: string, init: RequestInit = {}): Promise<Resp
  * An answer whose body the caller does not need, read to the end anyway: a WebView logs a
  * response left unread as net::ERR_ABORTED.
  */
-export async function drained(r: Promise<Response>): Promise<void> {
+async function drained(r: Promise<Response>): Promise<void> {
   await (await r).arrayBuffer();
 }
 

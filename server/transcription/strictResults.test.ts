@@ -86,25 +86,31 @@ const source = fc.oneof(
 describe("every result source, as the strictest client's poll reads it", () => {
   it('answers SUCCESS with segments in order, starts >= 0, start <= end <= duration, id as asked', async () => {
     await fc.assert(
-      fc.asyncProperty(source, params, shape, fc.stringMatching(/^[0-9a-f]{8,32}$/), async (src, p, sh, hex) => {
-        const input = (d: number): ResultInput => ({
-          seed: 'strict',
-          audioKey: `md5:${hex}`,
-          duration: d,
-          params: normalizeParams(p),
-        });
-        const heard =
-          src.kind === 'made-up'
-            ? await heardFor(input(src.duration), undefined)
-            : src.kind === 'attached'
-              ? await heardFor(input(src.duration), src.transcript)
-              : src.kind === 'fixture'
-                ? await heardFor(input(FIXTURES[src.n]!.duration), FIXTURES[src.n]!.transcript)
-                : await heardFor(input(src.duration), undefined, src.result);
-        const id = `task_exec_${hex}`;
-        const body = taskBody(id, { status: 'SUCCESS' }, shapeResult(heard, sh));
-        expect(pollProblems(body as unknown as Record<string, unknown>, id)).toEqual([]);
-      }),
+      fc.asyncProperty(
+        source,
+        params,
+        shape,
+        fc.stringMatching(/^[0-9a-f]{8,32}$/),
+        async (src, p, sh, hex) => {
+          const input = (d: number): ResultInput => ({
+            seed: 'strict',
+            audioKey: `md5:${hex}`,
+            duration: d,
+            params: normalizeParams(p),
+          });
+          const heard =
+            src.kind === 'made-up'
+              ? await heardFor(input(src.duration), undefined)
+              : src.kind === 'attached'
+                ? await heardFor(input(src.duration), src.transcript)
+                : src.kind === 'fixture'
+                  ? await heardFor(input(FIXTURES[src.n]!.duration), FIXTURES[src.n]!.transcript)
+                  : await heardFor(input(src.duration), undefined, src.result);
+          const id = `task_exec_${hex}`;
+          const body = taskBody(id, { status: 'SUCCESS' }, shapeResult(heard, sh));
+          expect(pollProblems(body as unknown as Record<string, unknown>, id)).toEqual([]);
+        },
+      ),
       { numRuns: 300, seed: 49 },
     );
   });
