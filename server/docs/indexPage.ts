@@ -32,8 +32,10 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+// img-src data: for the page's own empty icon (`data:,`), which keeps the browser from asking
+// for /favicon.ico; without it every load logged a CSP refusal in the console.
 const CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** A browser asks for HTML first; curl (`*\/*`) and API clients get JSON, as before. */
 const wantsHtml = (req: Parameters<RequestHandler>[0]): boolean => req.accepts(['json', 'html']) === 'html';

@@ -56,6 +56,20 @@ function markCurrent() {
   }
 }
 
+/**
+ * Says on the bar which of its ends hides links (`data-more`: "start", "end", both or
+ * neither), for the CSS fades that show a narrow window's bar scrolls.
+ */
+function markHiddenLinks() {
+  const bar = document.getElementById('sections');
+  const list = bar.querySelector('ul');
+  const more = [];
+  if (list.scrollLeft > 1) more.push('start');
+  if (list.scrollLeft + list.clientWidth < list.scrollWidth - 1) more.push('end');
+  const value = more.join(' ');
+  if (bar.dataset.more !== value) bar.dataset.more = value;
+}
+
 export function setupNav() {
   for (const section of sections()) {
     if (section.dataset.empty === undefined) continue;
@@ -75,6 +89,9 @@ export function setupNav() {
   };
   window.addEventListener('scroll', onScroll, { passive: true });
   window.addEventListener('resize', onScroll);
+  window.addEventListener('resize', markHiddenLinks);
+  document.querySelector('#sections ul').addEventListener('scroll', markHiddenLinks, { passive: true });
+  markHiddenLinks();
   // A jump lands the section under the bar; say where we are at once.
   document.getElementById('sections').addEventListener('click', (ev) => {
     const a = ev.target.closest('a[href^="#"]');

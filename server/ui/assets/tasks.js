@@ -7,14 +7,20 @@ let viewing;
 
 // Uploads and files, transcription tasks (timeline, forcing, result), attached transcripts.
 
+// In a box of its own that scrolls sideways, as the page's tables are: on a phone a wide table
+// scrolls there, not its whole section with the forms.
 const table = (heads, rows) =>
   rows.length === 0
     ? el('p', {}, 'None.')
     : el(
-        'table',
-        {},
-        el('thead', {}, el('tr', {}, ...heads.map((h) => el('th', { scope: 'col' }, h)))),
-        el('tbody', {}, ...rows.map((cells) => el('tr', {}, ...cells.map((c) => el('td', {}, c))))),
+        'div',
+        { class: 'scroll-x' },
+        el(
+          'table',
+          {},
+          el('thead', {}, el('tr', {}, ...heads.map((h) => el('th', { scope: 'col' }, h)))),
+          el('tbody', {}, ...rows.map((cells) => el('tr', {}, ...cells.map((c) => el('td', {}, c))))),
+        ),
       );
 
 export async function refreshUploads() {
