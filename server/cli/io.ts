@@ -5,6 +5,8 @@ export interface CommandIo {
   stdout: Out;
   stderr: Out;
   env: Record<string, string | undefined>;
+  /** Where relative file names are read from (default: the process's working folder). */
+  cwd?: string;
 }
 
 export const processIo = (): CommandIo => ({

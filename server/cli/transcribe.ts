@@ -4,6 +4,7 @@ import { PartnerClient } from '../client/partnerClient.js';
 import { readTranscript, type Transcript } from '../client/transcription.js';
 import { parseDuration } from '../core/duration.js';
 import { describeFailure } from './failure.js';
+import { resolveInputFile } from './inputFile.js';
 import { type CommandIo, ENV_HELP, processIo, TARGET_HELP } from './io.js';
 import { parseArgs } from './parseArgs.js';
 import { formatBytes, StatusSpinner, UploadProgress } from './progress.js';
@@ -15,6 +16,8 @@ Uploads an audio file in parallel parts (retries, Retry-After honoured), complet
 with its MD5, submits it for transcription, polls with back-off until it ends, and prints the
 transcript with times and speakers. The upload filetype is the file's extension; live accepts
 mp3 and opus only (the in-process simulator is started accepting the file's extension).
+A fixture named as in the docs (fixtures/audio/meeting.mp3, or meeting.mp3) is read from the
+package when the working folder has no such file; the output says so.
 
 Options:
 ${TARGET_HELP}
@@ -78,7 +81,9 @@ export async function runTranscribe(argv: string[], io: CommandIo = processIo())
     const deadlineMs = values.deadline === undefined ? undefined : deadlineOf(values.deadline);
     const filetype = extname(audio).slice(1).toLowerCase();
     if (!filetype) throw new UsageError(`cannot tell the filetype of '${audio}': it has no extension`);
-    const bytes = await readFile(audio);
+    const input = resolveInputFile(audio, io.cwd);
+    if (input.note) ui.write(`${input.note}\n`);
+    const bytes = await readFile(input.path);
     const live = target === 'us' || target === 'jp' || target === 'live';
     const t = await openTarget(
       target,

@@ -2,21 +2,22 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { coverageIndex } from '../../contracts/reporter/coverage.js';
 import { fromRoot } from '../core/root.js';
-import { coverageExample, EXAMPLE_OPERATION, MARKER, withExample } from './readmeCoverage.js';
-
-const readme = () => readFileSync(fromRoot('README.md'), 'utf8');
+import { COVERAGE_DOCS, coverageExample, EXAMPLE_OPERATION, MARKER, withExample } from './readmeCoverage.js';
 
 /** The fenced lines after the marker. */
-function example(text: string): string[] {
+function example(name: string): string[] {
+  const text = readFileSync(fromRoot(name), 'utf8');
   const at = text.indexOf(MARKER);
-  expect(at, `README.md lacks ${MARKER}`).toBeGreaterThan(0);
+  expect(at, `${name} lacks ${MARKER}`).toBeGreaterThan(0);
   const body = text.slice(text.indexOf('```\n', at) + 4);
   return body.slice(0, body.indexOf('\n```')).split('\n');
 }
 
-describe("README's status coverage example", () => {
-  it('holds the figures the spec and a run give: declared totals, the operation line, the percentage', () => {
-    const [head, row] = example(readme());
+describe('the status coverage example of README and docs/contract-suite.md', () => {
+  it.each(
+    COVERAGE_DOCS,
+  )('%s holds the figures the spec and a run give: declared totals, the operation line, the percentage', (name) => {
+    const [head, row] = example(name);
     const spec = coverageIndex([]);
     const m = /^## Status coverage: (\d+)\/(\d+) declared responses exercised \(([\d.]+)%\)$/.exec(
       head ?? '',
@@ -39,6 +40,10 @@ describe("README's status coverage example", () => {
     // And it is what the generator renders for those marks.
     const seen = marks.filter((x) => x[2] === '✓').map((x) => `${EXAMPLE_OPERATION} ${x[1]}`);
     expect(coverageExample(coverageIndex(seen))[1]).toBe(row);
+  });
+
+  it('is the same generated block in every document', () => {
+    expect(COVERAGE_DOCS.map(example)).toEqual(COVERAGE_DOCS.map(() => example('README.md')));
   });
 
   it('is rewritten in place by the generator', () => {
