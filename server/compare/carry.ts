@@ -1,3 +1,7 @@
+/** A whole redactor placeholder (`redacted-N`), the form every redacted secret takes. */
+export const PLACEHOLDER = /^redacted-\d+$/;
+const PLACEHOLDERS = /redacted-\d+/g;
+
 /**
  * Values a replay learns from answers and carries into later requests. The recording holds
  * what live (or the upstream) answered: ids, URLs, ETags, task ids, and for secrets the
@@ -6,9 +10,6 @@
  * recorded value with the target's; a later request naming the recorded value gets the
  * target's, whole strings first (a presigned URL), then inside longer ones (a path, a header).
  */
-const PLACEHOLDER = /^redacted-\d+$/;
-const PLACEHOLDERS = /redacted-\d+/g;
-
 export class Carry {
   private readonly values = new Map<string, string>();
   private ordered: [string, string][] | undefined;

@@ -16,7 +16,8 @@ Replays a recording (serve --record, docs/recording.md) in order against the sim
 throw-away app of its own: values learnt from answers (tokens, FileId/UploadId, ETags, part
 and download URLs, task ids) are carried into later requests, and the app's clock is frozen
 and moved by exactly the recorded time between requests (the recording's own timeline),
-instead of waiting. Reports per exchange where the answers differ in shape: status, fields
+instead of waiting (a URL target whose clock it may not drive is waited for in real time,
+and a poll sent again until it shows the status the recording saw). Reports per exchange where the answers differ in shape: status, fields
 present or missing, types, error body form, ETag and content type; never values. Markdown
 by default, the same form as contract --compare. The answers the recorder found outside
 openapi.yaml are listed in a section of their own ("Live answered outside the spec";

@@ -8,7 +8,7 @@ import type { AudioBytes } from './audio.js';
 import { Carry } from './carry.js';
 import { type HarEntry, harHeader, type Recording } from './har.js';
 import { ReplayClock } from './replayClock.js';
-import { parseJson, RequestBuilder } from './replayRequest.js';
+import { parseJson, type ReplayRequest, RequestBuilder } from './replayRequest.js';
 
 export interface ReplayTarget {
   /** Root of the target, e.g. http://127.0.0.1:4010 */
@@ -68,6 +68,27 @@ function headerDrift(
   return out;
 }
 
+/** A request sent to the target, its answer read whole. */
+async function send(req: ReplayRequest) {
+  const res = await fetch(req.url, {
+    method: req.method,
+    headers: req.headers,
+    redirect: 'manual',
+    ...(req.body === undefined ? {} : { body: req.body }),
+  });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  const type = res.headers.get('content-type') ?? '';
+  const text = isTextual(type) || bytes.length === 0 ? bytes.toString('utf8') : undefined;
+  return { res, bytes, type, text };
+}
+
+/** The task status a poll answered (`getTranscription`), which the replay waits to see again. */
+function polledStatus(op: string, text: string | undefined): string | undefined {
+  if (op !== 'getTranscription') return undefined;
+  const status = (parseJson(text) as { status?: unknown } | undefined)?.status;
+  return typeof status === 'string' ? status : undefined;
+}
+
 /**
  * Replay a recording's exchanges in order against the target, as the throw-away app: values
  * learnt from earlier answers are carried into later requests, the app's credentials replace
@@ -93,15 +114,12 @@ export async function replay(
       entry._operation ??
       operationOf(req.method, new URL(entry.request.url).pathname) ??
       `${req.method} ${new URL(entry.request.url).pathname}`;
-    const res = await fetch(req.url, {
-      method: req.method,
-      headers: req.headers,
-      redirect: 'manual',
-      ...(req.body === undefined ? {} : { body: req.body }),
-    });
-    const bytes = Buffer.from(await res.arrayBuffer());
-    const type = res.headers.get('content-type') ?? '';
-    const text = isTextual(type) || bytes.length === 0 ? bytes.toString('utf8') : undefined;
+    const polled = polledStatus(op, entry.response.content.text);
+    const { res, bytes, type, text } = await clock.settle(
+      await send(req),
+      () => send(req),
+      (a) => polled === undefined || polledStatus(op, a.text) === polled,
+    );
     const recType =
       entry.response.content.mimeType === 'x-unknown' ? '' : (entry.response.content.mimeType ?? '');
     const recorded = shape(

@@ -7,6 +7,7 @@ import type { ControlClient } from '../embed/controlClient.js';
 import { type SimulatorHandle, startSimulator } from '../embed/startSimulator.js';
 import { compareRun } from '../testing/compareRun.js';
 import { DEMO_US } from '../testing/http.js';
+import { startLoopbackGateway } from '../testing/loopbackGateway.js';
 import { mistakesFlow } from '../testing/mistakesFlow.js';
 import { walkthrough } from '../testing/walkthroughFlow.js';
 import { ReplayClock } from './replayClock.js';
@@ -77,6 +78,31 @@ describe("compare: the recording's own timeline", () => {
     expect(drifts.join(' ')).toBe(drifts.map(() => 0).join(' '));
   }, 120_000);
 
+  it('a URL target whose clock compare may not drive: polls are sent again until they show the recorded status, said once', async () => {
+    // A gateway that holds the admin token for app management but not for the clock (compare
+    // is given none): the replay runs on the target's real time, and each poll is held to the
+    // status the recording saw (sent again until it shows it, up to the recorded pause).
+    const gateway = await startLoopbackGateway(upstream.url, {
+      before: async (req) => {
+        if (req.path.startsWith('/__admin') && !req.path.startsWith('/__admin/clock'))
+          req.headers.authorization = `Bearer ${ADMIN}`;
+        return undefined;
+      },
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const { out, err } = await compareRun([file, '--json', '--target', gateway.url]);
+        expect(err.match(/cannot be driven/g)).toHaveLength(1);
+        expect(err).toMatch(
+          /cannot be driven \(.*ADMIN_TOKEN_REQUIRED.*\).*sends a poll again until it shows the status the recording saw/,
+        );
+        expect((JSON.parse(out) as DriftReport).drift).toEqual([]);
+      }
+    } finally {
+      await gateway.stop();
+    }
+  }, 120_000);
+
   it(`${RUNS} of ${RUNS} replays in process are clean`, async () => {
     const drifts: number[] = [];
     for (let i = 0; i < RUNS; i++) {
@@ -120,5 +146,48 @@ describe('ReplayClock', () => {
     const t0 = performance.now();
     await clock.before(80);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(60);
+  });
+
+  it('a clock it cannot drive: a poll is sent again until the recorded status, up to the recorded pause', async () => {
+    const control = {
+      setClock: async () => {
+        throw new Error('403 ADMIN_TOKEN_REQUIRED');
+      },
+    } as unknown as ControlClient;
+    const clock = new ReplayClock(control, 'compare-1', () => {});
+    await clock.start();
+    await clock.before(0);
+    await clock.before(400);
+    const answers = ['PENDING', 'PROGRESS', 'PROGRESS', 'SUCCESS'];
+    let sent = 1;
+    const again = async () => answers[sent++]!;
+    expect(await clock.settle('PENDING', again, (s) => s === 'SUCCESS')).toBe('SUCCESS');
+    expect(sent).toBe(4);
+    // Never past the recorded pause: a status that does not come is given up on.
+    await clock.before(550);
+    const t0 = performance.now();
+    expect(
+      await clock.settle(
+        'PROGRESS',
+        async () => 'PROGRESS',
+        (s) => s === 'SUCCESS',
+      ),
+    ).toBe('PROGRESS');
+    expect(performance.now() - t0).toBeLessThan(400);
+  });
+
+  it('a driven clock: the first answer stands', async () => {
+    const control = { setClock: async () => {}, advanceClock: async () => {} } as unknown as ControlClient;
+    const clock = new ReplayClock(control, 'compare-1', () => {});
+    await clock.start();
+    await clock.before(0);
+    await clock.before(5000);
+    let sent = 0;
+    const again = async () => {
+      sent++;
+      return 'SUCCESS';
+    };
+    expect(await clock.settle('PROGRESS', again, (s) => s === 'SUCCESS')).toBe('PROGRESS');
+    expect(sent).toBe(0);
   });
 });

@@ -58,7 +58,7 @@ export class RequestBuilder {
     entries: HarEntry[],
     recordedApp?: string,
   ) {
-    this.credentials = new ReplayCredentials(app, entries, recordedApp);
+    this.credentials = new ReplayCredentials(app, entries, recordedApp, carry);
     this.chunk = Math.max(
       1,
       ...entries.map((e) => (e.request.postData?._md5 ? (e.request.postData._size ?? 0) : 0)),
