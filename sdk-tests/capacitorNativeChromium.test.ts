@@ -178,12 +178,15 @@ describe.skipIf(!haveChromium)('an unchanged Capacitor page over the native-side
     const { sessionId } = heard.find((e) => e.name === 'recordStart')!.data as { sessionId: number };
     await http('POST', `${sim.admin}/recorders/${sn}/record`, { json: { action: 'stop', duration_s: 3 } });
     await expect.poll(() => heard.some((e) => e.name === 'recordStop')).toBe(true);
+    // The page's own list on connect came before this recording: the one asked for now has it.
     await call(page, 'PlaudSdk', 'getFileList', { startSessionId: 0 });
-    await expect.poll(() => heard.some((e) => e.name === 'fileList')).toBe(true);
-    const files = (
-      heard.findLast((e) => e.name === 'fileList')!.data as { files: Array<{ sessionId: number }> }
-    ).files;
-    expect(files.map((f) => f.sessionId)).toContain(sessionId);
+    const listed = () =>
+      heard.some(
+        (e) =>
+          e.name === 'fileList' &&
+          (e.data as { files: Array<{ sessionId: number }> }).files.some((f) => f.sessionId === sessionId),
+      );
+    await expect.poll(listed).toBe(true);
     const { outputPath } = (await call(page, 'PlaudSdk', 'exportAudio', { sessionId, format: 'mp3' })) as {
       outputPath: string;
     };

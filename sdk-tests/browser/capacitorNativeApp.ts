@@ -51,6 +51,8 @@ const app = {
   Camera,
   Preferences,
   exportedSrc: (outputPath: string) => Capacitor.convertFileSrc(outputPath),
+  /** Each list the page showed, in order: what its recordings view held after each fileList. */
+  shown: [] as Array<Array<{ sn: string; sessionId: number }>>,
 };
 (globalThis as unknown as { app: typeof app }).app = app;
 const driver = globalThis as unknown as { onPlaudEvent?: (name: string, data: unknown) => void };
@@ -67,6 +69,16 @@ if (Capacitor.isNativePlatform()) {
     for (const name of EVENTS) {
       handles.push(await PlaudSdk.addListener(name, (data) => driver.onPlaudEvent?.(name, data)));
     }
+    // The demo's own listeners: on connectState {connected: true} it asks for the file list
+    // itself (the user never taps Refresh), and shows what fileList brings.
+    handles.push(
+      await PlaudSdk.addListener('connectState', (data) => {
+        if ((data as { connected?: boolean }).connected) void PlaudSdk.getFileList({ startSessionId: 0 });
+      }),
+      await PlaudSdk.addListener('fileList', (data) => {
+        app.shown.push((data as { files: Array<{ sn: string; sessionId: number }> }).files);
+      }),
+    );
     app.ready = true;
   })();
 }

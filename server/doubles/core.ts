@@ -235,10 +235,9 @@ export class BridgeCore {
     const after = Math.max(0, Math.floor(Number(g?.startSessionId ?? 0)) || 0);
     const handshake = this.handshake.settled;
     // Asked between the radio link and the bind: the SDK answers once it has bound. Asking
-    // the simulator only then keeps an expected refusal (409) out of a WebView's console.
-    const list = (handshake ?? Promise.resolve(true)).then((bound) =>
-      bound ? phone.recordings(after) : undefined,
-    );
+    // the simulator only when bound keeps an expected refusal (409) out of a WebView's
+    // console, also for a list asked on a link a refusal has already dropped.
+    const list = handshake.then((bound) => (bound ? phone.recordings(after) : undefined));
     void list
       .then(async (files) => {
         if (!files) return;

@@ -9,6 +9,12 @@ import type { EventName } from './types.js';
  */
 export class HandshakeWait {
   private pending: { settled: Promise<boolean>; settle: (bound: boolean) => void } | undefined;
+  /**
+   * Whether the latest handshake bound and no link drop followed. A list asked for after a
+   * refusal settled (the page hears connectState {connected: true} after the drop that
+   * settled it) is then not sent: the simulator's 409 would show in a WebView's console.
+   */
+  private bound = false;
 
   /** A connect is being sent: until it settles, a refused list waits for it. */
   start(): void {
@@ -22,6 +28,7 @@ export class HandshakeWait {
 
   /** Ends the wait: bound, or not (refused, disconnected, superseded). */
   settle(bound: boolean): void {
+    this.bound = bound;
     const p = this.pending;
     this.pending = undefined;
     p?.settle(bound);
@@ -29,15 +36,19 @@ export class HandshakeWait {
 
   /** Each bridge event as the pump hands it out: bind settles it bound, a failure not. */
   observe(name: EventName, data: unknown): void {
-    if (!this.pending) return;
     const d = data as { status?: number; connected?: boolean; failed?: boolean; state?: number };
+    if (!this.pending) {
+      // A link dropped later (depair, out of range): no longer bound.
+      if (name === 'connectState' && (d.failed || d.connected === false)) this.bound = false;
+      return;
+    }
     if (name === 'bind') this.settle(d.status === 0);
     else if (name === 'connectFail') this.settle(false);
     else if (name === 'connectState' && (d.failed || d.connected === false)) this.settle(false);
   }
 
-  /** Resolves whether the handshake bound; undefined when none is under way. */
-  get settled(): Promise<boolean> | undefined {
-    return this.pending?.settled;
+  /** Resolves whether the latest handshake bound (at once when none is under way). */
+  get settled(): Promise<boolean> {
+    return this.pending?.settled ?? Promise.resolve(this.bound);
   }
 }
