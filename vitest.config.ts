@@ -17,7 +17,7 @@ export default defineConfig({
   resolve: {
     alias: {
       'partner-sim': fileURLToPath(new URL('./server/index.ts', import.meta.url)),
-      'plaud-sdk': fileURLToPath(new URL('./server/doubles/reactNative.ts', import.meta.url)),
+      'plaud-sdk': fileURLToPath(new URL('./server/doubles/reactNative/reactNative.ts', import.meta.url)),
     },
   },
   test: {

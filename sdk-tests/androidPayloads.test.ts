@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { PartnerClient } from '../server/client/partnerClient.js';
 import { TokenService } from '../server/domain/tokens.js';
-import { PlaudSdkWeb } from '../server/doubles/capacitor.js';
-import { PlaudSdkDouble } from '../server/doubles/reactNative.js';
-import type { EventName } from '../server/doubles/types.js';
+import { PlaudSdkWeb } from '../server/doubles/capacitor/capacitor.js';
+import type { EventName } from '../server/doubles/phone/types.js';
+import { PlaudSdkDouble } from '../server/doubles/reactNative/reactNative.js';
 import { DEMO_US, http } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
 

@@ -8,8 +8,8 @@ import { completeUpload, md5hex, startUpload } from '../server/client/steps.js';
 import { fromRoot } from '../server/core/root.js';
 import { bundleCapacitorNative } from '../server/dev/bundleBrowser.js';
 import { TokenService } from '../server/domain/tokens.js';
-import { capacitorNativeScript } from '../server/doubles/capacitorNativeDev.js';
-import type { EventName, EventPayloads, ScanDevice } from '../server/doubles/types.js';
+import { capacitorNativeScript } from '../server/doubles/capacitorNative/capacitorNativeDev.js';
+import type { EventName, EventPayloads, ScanDevice } from '../server/doubles/phone/types.js';
 import { bundlePage, haveChromium, openChromium, requireChromiumInCi } from '../server/testing/chromium.js';
 import { DEMO_US, http } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
@@ -73,7 +73,10 @@ describe.skipIf(!haveChromium)('an unchanged Capacitor page over the native-side
     // without the test sleeping through back-off steps sized for a real service.
     sim = await startTestServer({ transcriptionDelay: 300 });
     dir = await mkdtemp(join(tmpdir(), 'partner-sim-capnative-'));
-    await bundleCapacitorNative(fromRoot('server/doubles/capacitorNativeGlobal.ts'), join(dir, 'native.js'));
+    await bundleCapacitorNative(
+      fromRoot('server/doubles/capacitorNative/capacitorNativeGlobal.ts'),
+      join(dir, 'native.js'),
+    );
     app = await bundlePage(fromRoot('sdk-tests/browser/capacitorNativeApp.ts'));
     browser = await openChromium();
     context = browser.context;

@@ -8,7 +8,7 @@ import { completeUpload, md5hex, startUpload } from '../server/client/steps.js';
 import { fromRoot } from '../server/core/root.js';
 import { bundleCapacitorNative } from '../server/dev/bundleBrowser.js';
 import { TokenService } from '../server/domain/tokens.js';
-import { capacitorNativeScript } from '../server/doubles/capacitorNativeDev.js';
+import { capacitorNativeScript } from '../server/doubles/capacitorNative/capacitorNativeDev.js';
 import { bundlePage, haveChromium, openChromium, requireChromiumInCi } from '../server/testing/chromium.js';
 import { DEMO_US, http } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
@@ -49,7 +49,7 @@ describe.skipIf(!haveChromium)(
       sim = await startTestServer({ transcriptionDelay: 300 });
       dir = await mkdtemp(join(tmpdir(), 'partner-sim-capdemo-'));
       await bundleCapacitorNative(
-        fromRoot('server/doubles/capacitorNativeGlobal.ts'),
+        fromRoot('server/doubles/capacitorNative/capacitorNativeGlobal.ts'),
         join(dir, 'native.js'),
       );
       app = await bundlePage(fromRoot('sdk-tests/browser/capacitorNativeApp.ts'));

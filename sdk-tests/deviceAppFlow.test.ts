@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient } from '../server/client/partnerClient.js';
 import { fetchBinding } from '../server/client/recovery.js';
 import { TokenService } from '../server/domain/tokens.js';
-import { SHARED_EVENTS } from '../server/doubles/types.js';
+import { SHARED_EVENTS } from '../server/doubles/phone/types.js';
 import { DEMO_US, http } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
 

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient } from '../server/client/partnerClient.js';
-import { PlaudSdkWeb } from '../server/doubles/capacitor.js';
-import { PlaudSdkDouble } from '../server/doubles/reactNative.js';
+import { PlaudSdkWeb } from '../server/doubles/capacitor/capacitor.js';
+import { PlaudSdkDouble } from '../server/doubles/reactNative/reactNative.js';
 import { DEMO_US } from '../server/testing/http.js';
 import { scaledBudget } from '../server/testing/scaledBudget.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';

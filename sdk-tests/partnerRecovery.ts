@@ -1,6 +1,6 @@
 import type { PartnerClient } from '../server/client/partnerClient.js';
 import { fetchBinding } from '../server/client/recovery.js';
-import type { EventName, EventPayloads, ScanDevice } from '../server/doubles/types.js';
+import type { EventName, EventPayloads, ScanDevice } from '../server/doubles/phone/types.js';
 
 // A partner app's device-lock recovery, written as a partner writes it from the native
 // template's algorithm (device-sdk-notes, "Recovery"): connect; when refused, query the cloud

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { PartnerClient } from '../server/client/partnerClient.js';
 import { startUpload } from '../server/client/steps.js';
-import { PlaudSdkWeb } from '../server/doubles/capacitor.js';
+import { PlaudSdkWeb } from '../server/doubles/capacitor/capacitor.js';
 import { DEMO_US, http } from '../server/testing/http.js';
 import { startTestServer, type TestServer } from '../server/testing/testServer.js';
 

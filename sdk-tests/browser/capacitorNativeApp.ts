@@ -1,6 +1,6 @@
 import { Capacitor, type PluginListenerHandle, registerPlugin } from '@capacitor/core';
-import type { EventName } from '../../server/doubles/types.js';
-import type { PlaudSdkMethods } from '../../server/doubles/wrapperTypes.js';
+import type { EventName } from '../../server/doubles/phone/types.js';
+import type { PlaudSdkMethods } from '../../server/doubles/phone/wrapperTypes.js';
 
 // A Capacitor app page shaped like the public demo (its lib/plaud-sdk.ts and page): the
 // plugin registered with no web implementation, every device action behind

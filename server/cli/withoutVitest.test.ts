@@ -56,8 +56,8 @@ describe('without vitest installed', () => {
   it('the programmatic API and the doubles load and run without it', async () => {
     const script = `
       const { startSimulator } = await import(${JSON.stringify(pathToFileURL(await sourceEntry('index')).href)});
-      await import(${JSON.stringify(pathToFileURL(await sourceEntry('doubles/reactNative')).href)});
-      await import(${JSON.stringify(pathToFileURL(await sourceEntry('doubles/capacitor')).href)});
+      await import(${JSON.stringify(pathToFileURL(await sourceEntry('doubles/reactNative/reactNative')).href)});
+      await import(${JSON.stringify(pathToFileURL(await sourceEntry('doubles/capacitor/capacitor')).href)});
       const sim = await startSimulator();
       const r = await fetch(sim.url + '/__admin/health');
       await sim.stop();

@@ -22,7 +22,7 @@ export async function bundleCapacitorNative(entry: string, outfile: string): Pro
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   await bundleCapacitorNative(
-    fromRoot('dist/server/doubles/capacitorNativeGlobal.js'),
+    fromRoot('dist/server/doubles/capacitorNative/capacitorNativeGlobal.js'),
     fromRoot('dist/browser/capacitor-native.js'),
   );
 }

@@ -8,7 +8,7 @@ import { fromRoot } from '../core/root.js';
 describe.each(['reactNative', 'capacitor', 'capacitorNative'])('%s double', (name) => {
   it('bundles for the browser with no Node builtins', async () => {
     const out = await build({
-      entryPoints: [fromRoot(`server/doubles/${name}.ts`)],
+      entryPoints: [fromRoot(`server/doubles/${name}/${name}.ts`)],
       bundle: true,
       platform: 'browser',
       format: 'esm',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { PlaudSdkWeb } from './capacitor.js';
-import { PlaudSdkDouble } from './reactNative.js';
-import { apiBaseFor, deviceMountFor, sdkHostFor } from './sdkCloud.js';
-import type { EventName } from './types.js';
+import { PlaudSdkWeb } from './capacitor/capacitor.js';
+import { apiBaseFor, deviceMountFor, sdkHostFor } from './phone/sdkCloud.js';
+import type { EventName } from './phone/types.js';
+import { PlaudSdkDouble } from './reactNative/reactNative.js';
 
 // What the doubles answer before any device is involved: where a phone's calls go, the coded
 // (React Native) and plain (Capacitor) errors of calls out of order. The doubles against a

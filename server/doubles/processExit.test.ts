@@ -18,7 +18,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'partner-sim-exit-'));
   for (const name of ['reactNative', 'capacitor'])
     await build({
-      entryPoints: [fromRoot(`server/doubles/${name}.ts`)],
+      entryPoints: [fromRoot(`server/doubles/${name}/${name}.ts`)],
       bundle: true,
       platform: 'node',
       format: 'esm',

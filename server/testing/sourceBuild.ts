@@ -7,7 +7,7 @@ import { bundleCli } from '../dev/bundleCli.js';
 import { transpileFiles } from '../dev/transpile.mjs';
 
 /** The package's entries (package.json `exports`: the CLI, the API, the doubles) of the current sources. */
-const PACKAGE_ENTRIES = ['cli', 'index', 'doubles/reactNative', 'doubles/capacitor'];
+const PACKAGE_ENTRIES = ['cli', 'index', 'doubles/reactNative/reactNative', 'doubles/capacitor/capacitor'];
 
 /** The contract suite as the package ships it (dist/contracts): its entry, config, reporter and scenario files. */
 async function suiteEntries(): Promise<string[]> {
@@ -83,7 +83,7 @@ async function sourceBuild(): Promise<string> {
   return out;
 }
 
-/** One of them as plain JavaScript, e.g. `cli` (bundled as `npm run build` does), `index` or `doubles/capacitor`. */
+/** One of them as plain JavaScript, e.g. `cli` (bundled as `npm run build` does), `index` or `doubles/capacitor/capacitor`. */
 export async function sourceEntry(name: (typeof PACKAGE_ENTRIES)[number]): Promise<string> {
   return join(await currentBuild(), 'server', `${name}.js`);
 }

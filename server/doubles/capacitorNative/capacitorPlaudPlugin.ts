@@ -1,7 +1,7 @@
-import { PlaudSdkWeb } from './capacitor.js';
+import { PlaudSdkWeb } from '../capacitor/capacitor.js';
+import type { DoubleOptions } from '../phone/options.js';
+import type { ConnectOptions, EventName } from '../phone/types.js';
 import type { NativeMethod, NativePlugin } from './capacitorNativeSide.js';
-import type { DoubleOptions } from './options.js';
-import type { ConnectOptions, EventName } from './types.js';
 
 /**
  * The `PlaudSdk` plugin as a phone's shell has it installed, answering over the bridge. Each

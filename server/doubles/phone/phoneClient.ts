@@ -1,5 +1,5 @@
-import { errorCodeOf } from '../client/http.js';
-import type { components } from '../spec/device-types.js';
+import { errorCodeOf } from '../../client/http.js';
+import type { components } from '../../spec/device-types.js';
 import { unreachable } from './reachability.js';
 import type { AudioFormat, Platform } from './types.js';
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromRoot } from '../core/root.js';
-import { bundleCapacitorNative } from '../dev/bundleBrowser.js';
+import { fromRoot } from '../../core/root.js';
+import { bundleCapacitorNative } from '../../dev/bundleBrowser.js';
 import {
   CAPACITOR_NATIVE_BUNDLE,
   CAPACITOR_NATIVE_PATH,
@@ -23,7 +23,7 @@ let bundle: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'partner-sim-capnative-dev-'));
   bundle = join(dir, 'capacitor-native.js');
-  await bundleCapacitorNative(fromRoot('server/doubles/capacitorNativeGlobal.ts'), bundle);
+  await bundleCapacitorNative(fromRoot('server/doubles/capacitorNative/capacitorNativeGlobal.ts'), bundle);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 

@@ -1,4 +1,4 @@
-import { CAPACITOR_MESSAGES } from './capacitorShape.js';
+import { CAPACITOR_MESSAGES } from '../capacitor/capacitorShape.js';
 import { BridgeError, MESSAGES, radioRefusal } from './errors.js';
 import { type Emit, showLocalRefusal, showUnreachable } from './handshakeShow.js';
 import { type ConnectRequest, isProtocol, type PhoneClient, ProtocolError } from './phoneClient.js';

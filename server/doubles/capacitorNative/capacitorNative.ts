@@ -1,4 +1,5 @@
-import type { PlaudSdkWeb } from './capacitor.js';
+import type { PlaudSdkWeb } from '../capacitor/capacitor.js';
+import type { DoubleOptions } from '../phone/options.js';
 import { installBridgeRuntime } from './capacitorBridgeRuntime.js';
 import { corePlugins } from './capacitorCorePlugins.js';
 import { type NativeMethod, type NativePlugin, NativeSide } from './capacitorNativeSide.js';
@@ -10,7 +11,6 @@ import type {
   NativePlatform,
   NativeWindow,
 } from './capacitorWindow.js';
-import type { DoubleOptions } from './options.js';
 
 /**
  * The Capacitor double that stands where a phone's native shell stands. Loaded before
@@ -22,8 +22,8 @@ import type { DoubleOptions } from './options.js';
  * `android` or `ios`. Browser-safe: no Node imports.
  */
 
+export type { DoubleOptions } from '../phone/options.js';
 export type { NativePlatform } from './capacitorWindow.js';
-export type { DoubleOptions } from './options.js';
 
 /** A plugin the partner's shell has installed, by method name; a throw rejects the call. */
 export type PluginImplementation = Record<string, NativeMethod>;

@@ -1,4 +1,4 @@
-import type { components } from '../spec/device-types.js';
+import type { components } from '../../spec/device-types.js';
 
 /**
  * The bridges' shared surface (device-sdk-notes, "The wrappers and their one shared surface"):

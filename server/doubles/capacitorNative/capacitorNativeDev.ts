@@ -15,7 +15,7 @@ export type CapacitorNativeScriptOptions = Omit<CapacitorNativeOptions, 'fetch' 
 
 /** The one-file browser build, as `npm run build` writes it into the package. */
 export const CAPACITOR_NATIVE_BUNDLE = fileURLToPath(
-  new URL('../../browser/capacitor-native.js', import.meta.url),
+  new URL('../../../browser/capacitor-native.js', import.meta.url),
 );
 
 const bundles = new Map<string, Promise<string>>();

@@ -1,8 +1,7 @@
-import { exportFilePath } from './audioExport.js';
-import { capacitorEvent, readFileMissing } from './capacitorShape.js';
-import { BridgeCore } from './core.js';
-import { BridgeError } from './errors.js';
-import { coreOptions, type DoubleOptions } from './options.js';
+import { exportFilePath } from '../phone/audioExport.js';
+import { BridgeCore } from '../phone/core.js';
+import { BridgeError } from '../phone/errors.js';
+import { coreOptions, type DoubleOptions } from '../phone/options.js';
 import type {
   BridgeMethods,
   ConnectOptions,
@@ -12,7 +11,8 @@ import type {
   InitOptions,
   Platform,
   ScanDevice,
-} from './types.js';
+} from '../phone/types.js';
+import { capacitorEvent, readFileMissing } from './capacitorShape.js';
 
 /**
  * A web implementation of the Capacitor plugin `PlaudSdk`, backed by a virtual recorder from
@@ -23,9 +23,9 @@ import type {
  * No dependency on @capacitor/core: the app's own `registerPlugin` is handed in or calls it.
  */
 
-export type { DoubleOptions } from './options.js';
-export type * from './types.js';
-export type * from './wrapperTypes.js';
+export type { DoubleOptions } from '../phone/options.js';
+export type * from '../phone/types.js';
+export type * from '../phone/wrapperTypes.js';
 
 export interface PluginListenerHandle {
   remove(): Promise<void>;

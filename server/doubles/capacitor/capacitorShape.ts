@@ -1,5 +1,5 @@
-import type { EventName, Platform, ScanDevice } from './types.js';
-import { SHARED_EVENTS } from './types.js';
+import type { EventName, Platform, ScanDevice } from '../phone/types.js';
+import { SHARED_EVENTS } from '../phone/types.js';
 
 /**
  * The Capacitor plugin's payloads, per platform, in one place: the web double (capacitor.ts)

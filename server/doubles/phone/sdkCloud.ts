@@ -1,4 +1,4 @@
-import { redirectTarget } from '../redirect/hosts.js';
+import { redirectTarget } from '../../redirect/hosts.js';
 import type { Platform } from './types.js';
 
 /**

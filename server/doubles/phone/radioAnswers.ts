@@ -1,4 +1,4 @@
-import { CAPACITOR_MESSAGES } from './capacitorShape.js';
+import { CAPACITOR_MESSAGES } from '../capacitor/capacitorShape.js';
 import { BridgeError, MESSAGES, type RadioRefusal } from './errors.js';
 import type { Emit } from './handshakeShow.js';
 import type { Bridge, Platform } from './types.js';

@@ -1,5 +1,5 @@
-import { BridgeCore } from './core.js';
-import { coreOptions, type DoubleOptions } from './options.js';
+import { BridgeCore } from '../phone/core.js';
+import { coreOptions, type DoubleOptions } from '../phone/options.js';
 import {
   type BridgeMethods,
   type ConnectOptions,
@@ -9,7 +9,7 @@ import {
   type InitOptions,
   type ScanDevice,
   SHARED_EVENTS,
-} from './types.js';
+} from '../phone/types.js';
 
 /**
  * A drop-in double of the React Native / Expo module `plaud-sdk`: the same exports
@@ -20,9 +20,9 @@ import {
  * a browser and a React Native JS engine alike.
  */
 
-export type { DoubleOptions } from './options.js';
-export type * from './types.js';
-export type * from './wrapperTypes.js';
+export type { DoubleOptions } from '../phone/options.js';
+export type * from '../phone/types.js';
+export type * from '../phone/wrapperTypes.js';
 
 export interface EventSubscription {
   remove(): void;
