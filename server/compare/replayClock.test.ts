@@ -78,7 +78,7 @@ describe("compare: the recording's own timeline", () => {
     expect(drifts.join(' ')).toBe(drifts.map(() => 0).join(' '));
   }, 120_000);
 
-  it('a URL target whose clock compare may not drive: polls are sent again until they show the recorded status, said once', async () => {
+  it('a URL target whose clock compare may not drive: said once, polls sent again, nothing but a poll may differ', async () => {
     // A gateway that holds the admin token for app management but not for the clock (compare
     // is given none): the replay runs on the target's real time, and each poll is held to the
     // status the recording saw (sent again until it shows it, up to the recorded pause).
@@ -96,7 +96,11 @@ describe("compare: the recording's own timeline", () => {
         expect(err).toMatch(
           /cannot be driven \(.*ADMIN_TOKEN_REQUIRED.*\).*sends a poll again until it shows the status the recording saw/,
         );
-        expect((JSON.parse(out) as DriftReport).drift).toEqual([]);
+        // On the target's real time a poll can only wait for a status, never go back to one:
+        // on a busy host (CI) a task may pass the recorded state before the poll comes. What
+        // differs may only be a poll's answer, never any other exchange.
+        const drift = (JSON.parse(out) as DriftReport).drift;
+        expect(drift.filter((d) => d.operation !== 'getTranscription')).toEqual([]);
       }
     } finally {
       await gateway.stop();

@@ -11,8 +11,10 @@ export const BROWSER_TESTS = [
   'server/ui/dashboardFeedback.test.ts',
   'server/ui/dashboardNav.test.ts',
   'server/ui/dashboardToken.test.ts',
+  'server/ui/servedPages.test.ts',
   'sdk-tests/capacitorChromium.test.ts',
   'sdk-tests/capacitorNativeChromium.test.ts',
+  'sdk-tests/capacitorNativeChromiumDemo.test.ts',
 ];
 
 /**
