@@ -38,7 +38,7 @@ describe.skipIf(!haveChromium)('the Capacitor double in Chromium', () => {
     // without the test sleeping through back-off steps sized for a real service.
     sim = await startTestServer({ transcriptionDelay: 300 });
     app = await bundlePage(fromRoot('sdk-tests/browser/capacitorApp.ts'), {
-      'partner-sim/doubles/capacitor': fromRoot('server/doubles/capacitor.ts'),
+      'partner-sim/doubles/capacitor': fromRoot('server/doubles/capacitor/capacitor.ts'),
     });
     browser = await openChromium();
     context = browser.context;
