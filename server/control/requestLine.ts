@@ -44,3 +44,23 @@ export function readableLine(e: LineFacts, code: string | undefined): string {
   if (e.request_id !== undefined) parts.push(`id=${e.request_id}`);
   return parts.join(' ');
 }
+
+export type LineLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** A request line's level: a client's mistake warns, a server error or a dropped answer is an error. */
+export function levelOf(status: number): LineLevel {
+  if (status === 0 || status >= 500) return 'error';
+  return status >= 400 ? 'warn' : 'info';
+}
+
+/**
+ * The fields of a log line: everything but headers and body, which only debug adds. The
+ * simulated arrival time becomes `sim_time`, beside pino's own (real) `time`.
+ */
+export function lineOf(e: JournalEntry): Record<string, unknown> {
+  const { headers: _h, body_summary: _b, time, ...line } = e;
+  return { ...line, sim_time: time };
+}
+
+export const detail = (debug: boolean, e: JournalEntry): Record<string, unknown> =>
+  debug ? { headers: e.headers, body_summary: e.body_summary } : {};
