@@ -59,8 +59,8 @@ export class AppBound<T> {
     let removed = 0;
     for (const clientId of [...this.touched]) {
       if (removed >= budget) break;
-      const { field, keep, order, collection } = this.spec;
-      const extra = await collection.beyondNewest(field ?? this.field, clientId, keep, order);
+      const { keep, order, collection } = this.spec;
+      const extra = await collection.beyondNewest(this.field, clientId, keep, order);
       const now = extra.slice(0, budget - removed);
       // Removals side by side, a batch at a time: one at a time, each waiting behind the
       // traffic's own disk writes, trimmed slower than a busy app adds (the write soak saw
