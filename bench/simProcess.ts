@@ -23,6 +23,16 @@ export async function procRss(pid: number): Promise<number> {
   return Number(kb) * 1024;
 }
 
+/** The kernel's split of a process's resident memory: anonymous (heaps), file-backed, shared. */
+export async function procRssSplit(pid: number): Promise<Record<string, number>> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const out: Record<string, number> = {};
+  for (const m of status.matchAll(/^(RssAnon|RssFile|RssShmem|VmData|Threads):\s+(\d+)/gm)) {
+    out[m[1]!] = Number(m[2]) * (m[1] === 'Threads' ? 1 : 1024);
+  }
+  return out;
+}
+
 /**
  * The built simulator as a child process with its bytes on disk (a temporary `--data-dir`,
  * as in production), RSS read from /proc/<pid>/status.

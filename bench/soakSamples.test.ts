@@ -89,6 +89,14 @@ describe('soakReport', () => {
     expect(soakReport('file', leaking, 6, RUN / 15).ok).toBe(false);
   });
 
+  it('prints the growth of RSS before the collections but holds only the collected RSS', () => {
+    const s = series(() => 150 * MIB).map((x, i) => ({ ...x, rssBeforeGc: (200 + i * 2) * MIB }));
+    const r = soakReport('file', s, 6, RUN);
+    expect(r.ok).toBe(true);
+    expect(r.lines.at(-1)).toMatch(/RSS 0\.0 MiB \(limit 16\), RSS before GC 32\.0 MiB \(printed only\)/);
+    expect(r.lines[1]).toMatch(/ 150\.0 +216\.0 /);
+  });
+
   it('misses a run with errors', () => {
     const s = series(() => 150 * MIB);
     s.at(-1)!.errors = 1;

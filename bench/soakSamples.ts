@@ -10,7 +10,10 @@ export interface Sample {
   atMs: number;
   flows: number;
   errors: number;
+  /** RSS after collecting until the heap stops shrinking (gcOnSignal.ts): what is kept. */
   rss: number;
+  /** RSS as the process stood before those collections: printed, not held to a limit. */
+  rssBeforeGc?: number;
   heap: number;
   data: number;
 }
@@ -39,7 +42,7 @@ export function soakReport(
   limits: SoakLimits = SOAK_LIMITS,
 ): { lines: string[]; ok: boolean } {
   const windowMs = runMs / windows;
-  const lines = [`${label}: window  flows/s  errors  RSS MiB  heap MiB  data MiB`];
+  const lines = [`${label}: window  flows/s  errors  RSS MiB  (before GC)  heap MiB  data MiB`];
   const ends: Sample[] = [s[0]!];
   for (let w = 1; w <= windows; w++) {
     const end = [...s].reverse().find((x) => x.atMs <= w * windowMs + 1) ?? s.at(-1)!;
@@ -47,7 +50,7 @@ export function soakReport(
     ends.push(end);
     const rate = (end.flows - prev.flows) / (Math.max(1, end.atMs - prev.atMs) / 1000);
     lines.push(
-      `${label}: ${fmt((w * windowMs) / 60_000, 1).padStart(5)}m  ${fmt(rate, 0).padStart(7)}  ${String(end.errors).padStart(6)}  ${fmt(end.rss / MIB).padStart(7)}  ${fmt(end.heap / MIB).padStart(8)}  ${fmt(end.data / MIB).padStart(8)}`,
+      `${label}: ${fmt((w * windowMs) / 60_000, 1).padStart(5)}m  ${fmt(rate, 0).padStart(7)}  ${String(end.errors).padStart(6)}  ${fmt(end.rss / MIB).padStart(7)}  ${fmt((end.rssBeforeGc ?? Number.NaN) / MIB).padStart(11)}  ${fmt(end.heap / MIB).padStart(8)}  ${fmt(end.data / MIB).padStart(8)}`,
     );
   }
   const middle = s.filter((x) => x.atMs > runMs / 3 && x.atMs <= (2 * runMs) / 3);
@@ -55,6 +58,7 @@ export function soakReport(
   const growth = (pick: (x: Sample) => number) =>
     middle.length && last.length ? median(last.map(pick)) - median(middle.map(pick)) : Number.NaN;
   const rssGrowth = growth((x) => x.rss);
+  const rawGrowth = growth((x) => x.rssBeforeGc ?? Number.NaN);
   const heapGrowth = growth((x) => x.heap);
   const dataGrowth = growth((x) => x.data);
   const rate = (a: Sample, b: Sample) => (b.flows - a.flows) / Math.max(1, b.atMs - a.atMs);
@@ -69,7 +73,7 @@ export function soakReport(
     ratio >= limits.throughputFloor &&
     errors === 0;
   lines.push(
-    `${label}: growth over the last ${fmt(runMs / 3 / 60_000)} min (median of its ${last.length} readings less the middle third's): RSS ${fmt(rssGrowth / MIB)} MiB${runMs >= SHORT_RUN_MS ? ` (limit ${fmt(limits.rssGrowth / MIB, 0)})` : ''}, heap ${fmt(heapGrowth / MIB)} MiB${runMs >= SHORT_RUN_MS ? '' : ` (limit ${fmt(limits.rssGrowth / MIB, 0)}: a run under 10 min holds the heap)`}, data ${fmt(dataGrowth / MIB)} MiB (limit ${fmt(limits.dataGrowth / MIB, 0)}); last/first window throughput ${fmt(ratio, 2)}x (floor ${limits.throughputFloor}); errors ${errors}: ${ok ? 'OK' : 'MISSED'}`,
+    `${label}: growth over the last ${fmt(runMs / 3 / 60_000)} min (median of its ${last.length} readings less the middle third's): RSS ${fmt(rssGrowth / MIB)} MiB${runMs >= SHORT_RUN_MS ? ` (limit ${fmt(limits.rssGrowth / MIB, 0)})` : ''}, RSS before GC ${fmt(rawGrowth / MIB)} MiB (printed only), heap ${fmt(heapGrowth / MIB)} MiB${runMs >= SHORT_RUN_MS ? '' : ` (limit ${fmt(limits.rssGrowth / MIB, 0)}: a run under 10 min holds the heap)`}, data ${fmt(dataGrowth / MIB)} MiB (limit ${fmt(limits.dataGrowth / MIB, 0)}); last/first window throughput ${fmt(ratio, 2)}x (floor ${limits.throughputFloor}); errors ${errors}: ${ok ? 'OK' : 'MISSED'}`,
   );
   return { lines, ok };
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { fromRoot } from '../server/core/root.js';
 import { dirBytes } from './dirBytes.js';
 import { type BenchArgs, type Benchmark, type BenchResult, spawnSimulator } from './lib.js';
 import { benchDatabase } from './postgres.js';
-import { procRss } from './simProcess.js';
+import { procRss, procRssSplit } from './simProcess.js';
 import { type Sample, soakReport } from './soakSamples.js';
 import { WriteTraffic } from './writeTraffic.js';
 
@@ -27,12 +27,31 @@ function boundFlags(minutes: number): string[] {
   return ['--keep-per-app', String(per)];
 }
 
-/** The heap figures gcOnSignal.ts wrote after its last collection ({} until it wrote any). */
-async function readHeap(file: string): Promise<{ heapUsed?: number }> {
+/** What gcOnSignal.ts wrote after its last collections ({} until it wrote any). */
+interface HeapReading {
+  seq?: number;
+  heapUsed?: number;
+  rss?: number;
+  rssBeforeGc?: number;
+  [k: string]: unknown;
+}
+
+async function readHeap(file: string): Promise<HeapReading> {
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as { heapUsed?: number };
+    return JSON.parse(await readFile(file, 'utf8')) as HeapReading;
   } catch {
     return {};
+  }
+}
+
+/** Signals the child to collect and waits (up to 10 s) for the reading numbered past `seq`. */
+async function collectAndRead(pid: number, file: string, seq: number): Promise<HeapReading> {
+  process.kill(pid, 'SIGUSR2');
+  const until = performance.now() + 10_000;
+  for (;;) {
+    await sleep(50);
+    const h = await readHeap(file);
+    if ((h.seq ?? 0) > seq || performance.now() > until) return h;
   }
 }
 
@@ -54,7 +73,7 @@ async function soakOne(
   label: string,
   storeArgs: string[],
   dataBytes: () => Promise<number>,
-  opts: { minutes: number; apps: number; connections: number },
+  opts: { minutes: number; apps: number; connections: number; readings?: string },
 ): Promise<BenchResult> {
   const heapFile = join(await mkdtemp(join(tmpdir(), 'partner-sim-heap-')), 'heap.json');
   const gcHook = pathToFileURL(fromRoot('dist', 'bench', 'gcOnSignal.js')).href;
@@ -69,18 +88,26 @@ async function soakOne(
   try {
     const apps = await traffic.makeApps(opts.apps, `soak-${label}`, hook.url);
     let t0 = performance.now();
+    let seq = 0;
     const sample = async (): Promise<void> => {
-      sim.child.kill('SIGUSR2');
-      await sleep(300);
-      const heap = await readHeap(heapFile);
-      samples.push({
+      const heap = await collectAndRead(sim.child.pid!, heapFile, seq);
+      seq = heap.seq ?? seq;
+      const reading: Sample = {
         atMs: performance.now() - t0,
         flows: traffic.stats.flows,
         errors: traffic.stats.errors,
         rss: await procRss(sim.child.pid!),
+        rssBeforeGc: heap.rssBeforeGc ?? 0,
         heap: heap.heapUsed ?? 0,
         data: await dataBytes(),
-      });
+      };
+      samples.push(reading);
+      // `--readings <file>`: every reading whole (V8's spaces, external memory, the kernel's
+      // split of RSS), one JSON line each, to tell what moves RSS.
+      if (opts.readings) {
+        const split = await procRssSplit(sim.child.pid!);
+        await appendFile(opts.readings, `${JSON.stringify({ label, ...reading, ...split, v8: heap })}\n`);
+      }
     };
     const runMs = opts.minutes * 60_000;
     t0 = performance.now();
@@ -126,6 +153,7 @@ export const writeSoakBenchmark: Benchmark = {
       minutes,
       apps: Number(args.flags.apps ?? 4),
       connections: Number(args.flags.connections ?? 16),
+      readings: args.flags.readings,
     };
     const lines: string[] = [];
     let ok = true;
