@@ -8,13 +8,15 @@ import { getHeapSpaceStatistics } from 'node:v8';
  * One forced collection is not enough: it evacuates only some fragmented pages, and in the
  * write soak V8 then still held 58-146 MiB of old-space pages for 42 MiB of live objects, which
  * moved RSS by 90 MiB between readings. Repeating it as V8's own last-resort collection does
- * (up to 7 rounds) leaves the pages the live objects need. With PARTNER_SIM_BENCH_HEAP_FILE
+ * (3 to 7 rounds) leaves the pages the live objects need. With PARTNER_SIM_BENCH_HEAP_FILE
  * set, the figures (RSS before the collections, after them, V8's spaces) are written there
  * with a sequence number the reader waits for. Not part of the server.
  */
 const gc = (globalThis as { gc?: () => void }).gc;
 const heapFile = process.env.PARTNER_SIM_BENCH_HEAP_FILE;
 const MAX_ROUNDS = 7;
+/** A round may give back nothing and the next much (it evacuates what the last one marked). */
+const MIN_ROUNDS = 3;
 let seq = 0;
 
 const committed = () => getHeapSpaceStatistics().reduce((n, s) => n + s.space_size, 0);
@@ -24,8 +26,8 @@ process.on('SIGUSR2', () => {
   let rounds = 0;
   if (gc) {
     let before = Number.POSITIVE_INFINITY;
-    // Stop once a round gives back less than a page (256 KiB): the rest is live.
-    while (rounds < MAX_ROUNDS && before - committed() > 256 * 1024) {
+    // Past MIN_ROUNDS, stop once a round gives back less than a page (256 KiB).
+    while (rounds < MIN_ROUNDS || (rounds < MAX_ROUNDS && before - committed() > 256 * 1024)) {
       before = committed();
       gc();
       rounds++;
