@@ -9,6 +9,7 @@ import {
 import { describeFailure } from './failure.js';
 import { type CommandIo, ENV_HELP, processIo, TARGET_HELP } from './io.js';
 import { parseArgs } from './parseArgs.js';
+import { jsonFlag, targetFlags } from './sharedFlags.js';
 import { openTarget, UsageError } from './target.js';
 
 export const bindingHelp = `Usage: partner-sim binding <sn> [--type notepro|notepins] [--target sim|URL|live [--region us|jp]] [--json]
@@ -65,9 +66,8 @@ export async function runBinding(argv: string[], io: CommandIo = processIo()): P
     allowPositionals: true,
     options: {
       type: { type: 'string' },
-      target: { type: 'string', default: 'sim' },
-      region: { type: 'string' },
-      json: { type: 'boolean', default: false },
+      ...targetFlags,
+      ...jsonFlag,
       help: { type: 'boolean' },
     },
   });

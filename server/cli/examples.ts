@@ -30,8 +30,16 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     'partner-sim binding 8810B30227290003             # a fixture device with a bind history',
     'partner-sim binding 8810B30227290003 --target http://127.0.0.1:4010 --json',
   ],
-  ca: ['partner-sim ca', 'partner-sim ca --pem > partner-sim-ca.pem'],
-  health: ['partner-sim health --port 4010', 'partner-sim health --port 4010 --https --timeout 2s'],
+  ca: [
+    'partner-sim ca',
+    'partner-sim ca --pem > partner-sim-ca.pem',
+    'partner-sim ca --target http://192.168.1.20:4010 --pem > partner-sim-ca.pem   # another machine',
+  ],
+  health: [
+    'partner-sim health --port 4010',
+    'partner-sim health --port 4010 --https --timeout 2s',
+    'partner-sim health --target http://127.0.0.1:4010 --json',
+  ],
 };
 
 /** A command's help with its Examples section after it. */

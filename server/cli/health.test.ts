@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captured } from '../testing/cliRun.js';
 import { startTestServer, type TestServer, tempDataDir } from '../testing/testServer.js';
 import { runHealth } from './health.js';
 
@@ -23,24 +24,7 @@ afterAll(async () => {
 
 const port = (s: TestServer) => new URL(s.url).port;
 
-async function health(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => {
-    out += String(c);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => {
-    err += String(c);
-    return true;
-  });
-  try {
-    return { code: await runHealth(argv), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
+const health = (...argv: string[]) => captured(() => runHealth(argv));
 
 describe('partner-sim health', () => {
   it('--https: passes over plain HTTP, the port answering both', async () => {
@@ -91,11 +75,39 @@ describe('partner-sim health', () => {
     );
   });
 
+  it('--target <URL> asks that simulator, and --base-url is the same; --json says which', async () => {
+    const r = await health('--target', https.url);
+    expect(r).toEqual({
+      code: 0,
+      out: `partner-sim health: ${https.url}/__admin/health answered 200\n`,
+      err: '',
+    });
+    const j = await health('--base-url', `${https.url}/`, '--json');
+    expect(JSON.parse(j.out)).toEqual({ url: `${https.url}/__admin/health`, ok: true, status: 200 });
+  });
+
+  it('--target sim asks a simulator started in this process; live and nonsense are usage errors', async () => {
+    const sim = await health('--target', 'sim', '--json');
+    expect(sim.code).toBe(0);
+    expect(JSON.parse(sim.out)).toMatchObject({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/__admin\/health$/),
+      ok: true,
+    });
+    const live = await health('--target', 'live');
+    expect(live).toMatchObject({ code: 2, out: '' });
+    expect(live.err).toBe(
+      "partner-sim health: --target live: the live service has no health endpoint; give a simulator's URL or sim\n",
+    );
+    const nope = await health('--target', 'nope');
+    expect(nope.code).toBe(2);
+    expect(nope.err).toContain("--target must be sim, live, us, jp or a URL (got 'nope')");
+  });
+
   it('--help says what it reads; bad values are usage errors', async () => {
     const help = await health('--help');
     expect(help.code).toBe(0);
     expect(help.out).toMatch(
-      /^Usage: partner-sim health \[serve options\][\s\S]*--https-only[\s\S]*HEALTHCHECK/,
+      /^Usage: partner-sim health \[serve options \| --target <URL\|sim>\][\s\S]*--https-only[\s\S]*HEALTHCHECK/,
     );
     expect((await health('--timeout', 'soon')).code).toBe(2);
     expect((await health('--port', '0')).code).toBe(2);

@@ -8,6 +8,7 @@ import { resolveInputFile } from './inputFile.js';
 import { type CommandIo, ENV_HELP, processIo, TARGET_HELP } from './io.js';
 import { parseArgs } from './parseArgs.js';
 import { formatBytes, StatusSpinner, UploadProgress } from './progress.js';
+import { isLive, jsonFlag, targetFlags } from './sharedFlags.js';
 import { openTarget, UsageError } from './target.js';
 
 export const transcribeHelp = `Usage: partner-sim transcribe <audio> [--target sim|URL|live [--region us|jp]] [--json]
@@ -55,9 +56,8 @@ export async function runTranscribe(argv: string[], io: CommandIo = processIo())
     args: argv,
     allowPositionals: true,
     options: {
-      target: { type: 'string', default: 'sim' },
-      region: { type: 'string' },
-      json: { type: 'boolean', default: false },
+      ...targetFlags,
+      ...jsonFlag,
       deadline: { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -84,7 +84,7 @@ export async function runTranscribe(argv: string[], io: CommandIo = processIo())
     const input = resolveInputFile(audio, io.cwd);
     if (input.note) ui.write(`${input.note}\n`);
     const bytes = await readFile(input.path);
-    const live = target === 'us' || target === 'jp' || target === 'live';
+    const live = isLive(target);
     const t = await openTarget(
       target,
       io.env,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from '../cli/parseArgs.js';
+import { adminTokenFlag, targetFlags } from '../cli/sharedFlags.js';
 import { type DriftReport, renderDrift } from '../contract/drift.js';
 import { ControlClient } from '../embed/controlClient.js';
 import { createFaults, planFaults } from './asFaults.js';
@@ -113,8 +114,8 @@ export async function runCompare(
     args: argv,
     allowPositionals: true,
     options: {
-      target: { type: 'string', default: 'sim' },
-      'admin-token': { type: 'string' },
+      target: targetFlags.target,
+      ...adminTokenFlag,
       'fail-on-drift': { type: 'boolean' },
       'fail-on-violation': { type: 'boolean' },
       json: { type: 'boolean' },
