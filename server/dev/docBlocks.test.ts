@@ -1,16 +1,20 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../core/root.js';
 import { fencedBlocks, runScript } from './docBlocks.mjs';
 
-const DOCS = fromRoot('docs');
-const pages = readdirSync(DOCS).filter((f) => f.endsWith('.md'));
+// docs/*.md (run by .ci/docs-examples from the packed package) and README (.ci/readme-snippets).
+const pages = [
+  ...readdirSync(fromRoot('docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+  'README.md',
+];
 const RUNNABLE = new Set(['sh', 'bash', 'js', 'mjs', 'ts']);
 
-describe('docs/ example blocks: each runs in CI (.ci/docs-examples) or says why not', () => {
-  it.each(pages)('docs/%s: every fenced block is marked snippet-test or not-run with a reason', (page) => {
-    const blocks = fencedBlocks(readFileSync(join(DOCS, page), 'utf8'));
+describe('example blocks of docs/ and README: each runs in CI or says why not', () => {
+  it.each(pages)('%s: every fenced block is marked snippet-test or not-run with a reason', (page) => {
+    const blocks = fencedBlocks(readFileSync(fromRoot(page), 'utf8'));
     const unmarked = blocks.filter((b) => b.marker === undefined).map((b) => `line ${b.line}`);
     const noReason = blocks
       .filter((b) => b.marker?.run === false && !b.marker.reason)
@@ -22,9 +26,9 @@ describe('docs/ example blocks: each runs in CI (.ci/docs-examples) or says why 
   });
 
   it('runs some blocks of docs/ (the runner has work to do)', () => {
-    const run = pages.flatMap((p) =>
-      fencedBlocks(readFileSync(join(DOCS, p), 'utf8')).filter((b) => b.marker?.run),
-    );
+    const run = pages
+      .filter((p) => p.startsWith('docs/'))
+      .flatMap((p) => fencedBlocks(readFileSync(fromRoot(p), 'utf8')).filter((b) => b.marker?.run));
     expect(run.length).toBeGreaterThanOrEqual(10);
   });
 });
