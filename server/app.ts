@@ -1,5 +1,6 @@
 import express, { type RequestHandler, Router } from 'express';
 import { SimError } from './core/errors.js';
+import { regionNotEnabled } from './core/regions.js';
 import { deviceCors } from './device/cors.js';
 import { deviceHandlers } from './device/handlers.js';
 import { apiDocs, DOCS_PATH } from './docs/apiDocs.js';
@@ -8,7 +9,13 @@ import { adminInBrowser, indexPage } from './docs/indexPage.js';
 import { API_SERVERS, servedSpec } from './docs/servedSpec.js';
 import type { Region } from './domain/apps.js';
 import { adminGuard } from './http/adminGuard.js';
-import { ADMIN_PREFIX, API_PREFIXES, DEVICE_PREFIXES, STORAGE_PREFIX } from './http/apiPrefixes.js';
+import {
+  ADMIN_PREFIX,
+  API_PREFIXES,
+  DEVICE_PREFIXES,
+  enabledPrefixes,
+  STORAGE_PREFIX,
+} from './http/apiPrefixes.js';
 import { errorHandler } from './http/errorHandler.js';
 import { jsonBody } from './http/jsonBody.js';
 import { mountOperations, publicUrlOf } from './http/mountOperations.js';
@@ -48,6 +55,16 @@ const notFound: RequestHandler = (req) => {
     headers: hint ? { 'X-Sim-Warning': hint } : {},
   });
 };
+
+/**
+ * A region `--regions` leaves out (EU, SG: "Coming soon" on live, where their hosts do not
+ * resolve): its prefix answers a 404 that names the flag, whatever the path under it.
+ */
+const regionOff =
+  (enabled: readonly Region[], region: Region): RequestHandler =>
+  () => {
+    throw SimError.notFound('REGION_NOT_ENABLED', regionNotEnabled(enabled, region));
+  };
 
 /**
  * Build the Express app: partner API (per region prefix), storage host, control API. Never
@@ -107,7 +124,10 @@ export function createApp(deps: AppDeps): express.Express {
   // The storage prefix in another case (`/STORAGE/…`) is still the storage host, as a host
   // name would be, but no signed path starts so: the rule above answers it.
   app.use(STORAGE_ANY_CASE, surface('storage'), storageMiss);
-  for (const [prefix, region] of API_PREFIXES) app.use(prefix, surface('api', region), api);
+  for (const [prefix, region] of API_PREFIXES) {
+    if (config.regions.includes(region)) app.use(prefix, surface('api', region), api);
+    else app.use(prefix, surface('api'), regionOff(config.regions, region));
+  }
 
   // The dashboard's page and assets hold no data: reachable without the admin token; the
   // page's own data calls go through the guarded control API below.
@@ -136,7 +156,10 @@ export function createApp(deps: AppDeps): express.Express {
     bodyParsers: [jsonBody({ limit: '64kb' })],
   });
   device.use(notFound);
-  for (const [prefix, region] of DEVICE_PREFIXES) app.use(prefix, surface('device', region), device);
+  for (const [prefix, region] of DEVICE_PREFIXES) {
+    if (config.regions.includes(region)) app.use(prefix, surface('device', region), device);
+    else app.use(prefix, surface('device'), regionOff(config.regions, region));
+  }
 
   app.use(apiDocs(config.publicUrl));
   app.use(CA_PATH, caPage(config));
@@ -147,7 +170,12 @@ export function createApp(deps: AppDeps): express.Express {
     const base = publicUrlOf(req, config.publicUrl);
     res.json({
       name: 'partner-sim',
-      api: Object.fromEntries(API_PREFIXES.map(([p, r]) => [p.startsWith('/us') ? 'us-alias' : r, base + p])),
+      api: Object.fromEntries(
+        enabledPrefixes(API_PREFIXES, config.regions).map(([p, r]) => [
+          p.startsWith('/us') ? 'us-alias' : r,
+          base + p,
+        ]),
+      ),
       storage: base + STORAGE_PREFIX,
       admin: base + ADMIN_PREFIX,
       openapi: `${base}/openapi.yaml`,

@@ -99,6 +99,9 @@ function bannerUrls(url: string, config: Config, https?: RunningSimulator['https
     simulator: url,
     us_base_url: `${url}/developer/api`,
     jp_base_url: `${url}/jp/developer/api`,
+    // The opt-in regions (--regions), only when served.
+    ...(config.regions.includes('eu') ? { eu_base_url: `${url}/eu/developer/api` } : {}),
+    ...(config.regions.includes('sg') ? { sg_base_url: `${url}/sg/developer/api` } : {}),
     storage: config.storageHost ? `https://${config.storageHost}` : `${config.publicUrl ?? url}/storage`,
     control_api: `${url}/__admin`,
     control_api_spec: `${url}/__admin/openapi.yaml`,
@@ -135,6 +138,8 @@ export function banner(
     `partner-sim listening on ${url}`,
     `  US base_url: ${u.us_base_url}`,
     `  JP base_url: ${u.jp_base_url}`,
+    ...(u.eu_base_url ? [`  EU base_url: ${u.eu_base_url}`] : []),
+    ...(u.sg_base_url ? [`  SG base_url: ${u.sg_base_url}`] : []),
     `  storage:     ${config.storageHost ? `${u.storage} (S3-shaped URLs, through --https)` : u.storage}`,
     `  control API: ${u.control_api}  (spec: ${u.control_api_spec})`,
     `  API docs:    ${u.docs}  (Swagger UI)`,

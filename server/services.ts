@@ -75,7 +75,7 @@ export interface Services {
 
 export function createServices(deps: CoreDeps): Services {
   const { config, clock, random, store, instance } = deps;
-  const apps = new AppRegistry(store, random.fork('apps'));
+  const apps = new AppRegistry(store, random.fork('apps'), config.regions);
   const clocks = new Clocks(clock, instance, store);
   const clockOf = clocks.of.bind(clocks);
   const tokens = new TokenService(store, apps, clockOf, random.fork('tokens'), instance.secret('jwt'), {

@@ -46,7 +46,7 @@ describe('control API', () => {
     const dup = await http('POST', `${s.admin}/apps`, { json: { client_id: r.body.client_id } });
     expect(dup.status).toBe(409);
     expect(dup.body.detail).toBe('APP_EXISTS');
-    const bad = await http('POST', `${s.admin}/apps`, { json: { region: 'eu', secret_key: 'x' } });
+    const bad = await http('POST', `${s.admin}/apps`, { json: { region: 'cn', secret_key: 'x' } });
     expect(bad.status).toBe(422);
     expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual([
       'body.region',

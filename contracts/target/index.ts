@@ -3,7 +3,7 @@ import { registerSecret } from '../lib/redact.js';
 import { arrangeDevice, RunControl, uniqueIds } from './control.js';
 import { interceptedRoute } from './proxy.js';
 import { type LiveSettings, liveSettings, region, SERIAL_ENV, targetKind, urlSettings } from './settings.js';
-import type { DeviceRef, Target } from './types.js';
+import type { DeviceRef, Region, Target } from './types.js';
 
 export type { Target } from './types.js';
 
@@ -16,7 +16,7 @@ const typeOf = (sn: string): DeviceRef['type'] => (sn.startsWith('882') ? 'notep
 async function simulatorTarget(
   kind: 'sim' | 'url',
   root: string,
-  reg: 'us' | 'jp',
+  reg: Region,
   adminToken: string | undefined,
   close: () => Promise<void>,
 ): Promise<Target> {
@@ -35,7 +35,7 @@ async function simulatorTarget(
   return {
     kind,
     region: reg,
-    api: `${root}${reg === 'jp' ? '/jp' : ''}/developer/api`,
+    api: `${root}${reg === 'us' ? '' : `/${reg}`}/developer/api`,
     app,
     control,
     mutationsAllowed: true,
@@ -93,6 +93,9 @@ export async function openTarget(env: Record<string, string | undefined> = proce
   // The in-process simulator is imported lazily so url/live runs never load it. Response
   // validation is off: the suite's own checks must be what catches a broken response.
   const { startTestServer } = await import('../../server/testing/testServer.js');
-  const sim = await startTestServer({ validateResponses: false });
-  return simulatorTarget('sim', sim.url, region(env), undefined, () => sim.stop());
+  const reg = region(env);
+  // EU and SG are opt-in on a simulator (--regions): the in-process one serves the region asked.
+  const regions = reg === 'us' || reg === 'jp' ? undefined : (['us', 'jp', reg] as const);
+  const sim = await startTestServer({ validateResponses: false, ...(regions ? { regions } : {}) });
+  return simulatorTarget('sim', sim.url, reg, undefined, () => sim.stop());
 }

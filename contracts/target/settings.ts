@@ -1,3 +1,4 @@
+import { KNOWN_REGIONS } from '../../server/core/regions.js';
 import { DEFAULT_LIVE_HOST, LIVE_PREFIX } from '../../server/redirect/hosts.js';
 import type { Region, TargetKind } from './types.js';
 
@@ -18,11 +19,16 @@ export interface LiveSettings {
   audioUrl: string | undefined;
 }
 
-/** The live partner API base of each region (hosts named once, in server/redirect/hosts.ts). */
-export const LIVE_HOSTS: Record<Region, string> = {
-  us: `https://${DEFAULT_LIVE_HOST.us}${LIVE_PREFIX}`,
-  jp: `https://${DEFAULT_LIVE_HOST.jp}${LIVE_PREFIX}`,
-};
+/**
+ * The live partner API base of each region (hosts named once, in server/redirect/hosts.ts).
+ * EU and SG are "Coming soon" on live: their hosts do not resolve yet.
+ */
+export const LIVE_HOSTS = Object.fromEntries(
+  KNOWN_REGIONS.map((r) => [r, `https://${DEFAULT_LIVE_HOST[r]}${LIVE_PREFIX}`]),
+) as Record<Region, string>;
+
+/** A region name, or undefined. */
+export const asRegion = (r: string): Region | undefined => KNOWN_REGIONS.find((k) => k === r);
 
 /** Env variable per device state, for the live target. */
 export const SERIAL_ENV = {
@@ -45,9 +51,10 @@ export function targetKind(env: Env): TargetKind {
 
 export function region(env: Env): Region {
   const r = (env.CONTRACT_REGION ?? 'us').toLowerCase();
-  if (r !== 'us' && r !== 'jp')
-    throw new ContractSettingsError(`CONTRACT_REGION must be us or jp (got '${r}')`);
-  return r;
+  const known = asRegion(r);
+  if (!known)
+    throw new ContractSettingsError(`CONTRACT_REGION must be ${KNOWN_REGIONS.join(', ')} (got '${r}')`);
+  return known;
 }
 
 /** `url` target: the root of a running simulator (its API at /developer/api, control API at /__admin). */
@@ -58,7 +65,7 @@ export function urlSettings(env: Env): { root: string; region: Region; adminToke
       'CONTRACT_TARGET=url needs CONTRACT_BASE_URL, the root of a running simulator (e.g. http://127.0.0.1:4010)',
     );
   return {
-    root: raw.replace(/\/+$/, '').replace(/(\/jp|\/us)?\/developer\/api$/, ''),
+    root: raw.replace(/\/+$/, '').replace(/(\/jp|\/us|\/eu|\/sg)?\/developer\/api$/, ''),
     region: region(env),
     adminToken: env.CONTRACT_ADMIN_TOKEN || undefined,
   };
@@ -68,7 +75,7 @@ export function urlSettings(env: Env): { root: string; region: Region; adminToke
 export function liveSettings(env: Env): LiveSettings {
   const missing = LIVE_REQUIRED.filter((k) => !env[k]?.trim());
   if (!env.CONTRACT_REGION && !env.CONTRACT_BASE_URL)
-    missing.unshift('CONTRACT_REGION (us|jp) or CONTRACT_BASE_URL');
+    missing.unshift('CONTRACT_REGION (us|jp|eu|sg) or CONTRACT_BASE_URL');
   if (missing.length > 0)
     throw new ContractSettingsError(
       `CONTRACT_TARGET=live is missing required settings: ${missing.join(', ')}. ` +

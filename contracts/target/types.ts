@@ -13,7 +13,7 @@ export type Schemas = components['schemas'];
 export type Connect = NonNullable<ClientRequestArgs['createConnection']>;
 
 export type TargetKind = 'sim' | 'url' | 'live';
-export type Region = 'us' | 'jp';
+export type Region = 'us' | 'jp' | 'eu' | 'sg';
 type DeviceType = 'notepro' | 'notepins';
 
 export interface AppCredentials {

@@ -139,8 +139,8 @@ describe('one CLI grammar: targets, regions, --json', () => {
     expect(await runBinding(['8810B30227290003', '--target', 'live', '--region', 'jp'], a.streams)).toBe(2);
     expect(a.t.err).toContain('--target live needs these environment variables: PARTNER_CLIENT_ID');
     const b = streamsFor();
-    expect(await runBinding(['8810B30227290003', '--target', 'live', '--region', 'eu'], b.streams)).toBe(2);
-    expect(b.t.err).toContain("--region must be us or jp (got 'eu')");
+    expect(await runBinding(['8810B30227290003', '--target', 'live', '--region', 'cn'], b.streams)).toBe(2);
+    expect(b.t.err).toContain("--region must be us, jp, eu or sg (got 'cn')");
     const c = streamsFor();
     expect(await runBinding(['8810B30227290003', '--target', 'us', '--region', 'jp'], c.streams)).toBe(2);
     expect(c.t.err).toContain('--target us and --region jp name two regions');

@@ -21,9 +21,11 @@ export const TARGET_HELP = `  --target <sim|URL|live>   sim: an in-memory simula
                             URL: a running simulator, e.g. http://127.0.0.1:4010 (demo
                             credentials unless the environment names others)
                             live: the live service in --region (credentials from the
-                            environment); us, jp: the same as live --region us/jp
-  --region <us|jp>          the region (default us): live's host, or a simulator's /jp mount
-                            with the JP demo app
+                            environment); us, jp, eu, sg: the same as live --region <it>
+  --region <us|jp|eu|sg>    the region (default us): live's host, or a simulator's /jp mount
+                            with the JP demo app; eu, sg: live lists them as Coming soon
+                            (hosts do not resolve); a simulator serves them with
+                            serve --regions (an in-process one makes an app there)
   --base-url <url>          a running simulator at this URL (the same as --target <url>, or
                             with --target url, as contract takes it)`;
 

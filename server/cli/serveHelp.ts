@@ -42,7 +42,7 @@ export const SERVE_GROUPS: ReadonlyArray<readonly [string, readonly string[]]> =
   ],
   [
     'Fidelity to live',
-    ['error-shape', 'live-rate-limits', 'strict-params', 'validate-responses', 'break-response'],
+    ['error-shape', 'live-rate-limits', 'strict-params', 'regions', 'validate-responses', 'break-response'],
   ],
   [
     'What an instance keeps',

@@ -5,7 +5,7 @@
  * parseArgs (./parseArgs.ts) adds `--base-url <url>` beside any `--target`.
  *
  *   --target <sim|URL|live>  transcribe, binding, contract, compare, health, ca
- *   --region <us|jp>         where a region matters: transcribe, binding, contract
+ *   --region <us|jp|eu|sg>   where a region matters: transcribe, binding, contract
  *   --json                   every command that reports
  *   --admin-token <token>    every command that calls the control API: serve (its own),
  *                            contract, compare, health
@@ -30,4 +30,5 @@ export const jsonFlag = { json: { type: 'boolean', default: false } } as const;
 export const adminTokenFlag = { 'admin-token': { type: 'string' } } as const;
 
 /** Whether a --target names the live service (live or one of its regions). */
-export const isLive = (target: string): boolean => target === 'live' || target === 'us' || target === 'jp';
+export const isLive = (target: string): boolean =>
+  target === 'live' || target === 'us' || target === 'jp' || target === 'eu' || target === 'sg';

@@ -1,8 +1,10 @@
-import { LIVE_HOSTS } from '../../contracts/target/settings.js';
+import { asRegion, LIVE_HOSTS } from '../../contracts/target/settings.js';
 import type { PartnerCredentials } from '../client/partnerClient.js';
 import { defaults, parseConfig } from '../config.js';
-import type { NewApp } from '../domain/apps.js';
-import { JP_API, US_API } from '../http/apiPrefixes.js';
+import { DEFAULT_REGIONS } from '../core/regions.js';
+import type { NewApp, Region } from '../domain/apps.js';
+import { US_API } from '../http/apiPrefixes.js';
+import { regionRoot } from '../redirect/hosts.js';
 import { serveSimulator } from '../simulator.js';
 import { readFixture } from '../spec/fixtures.js';
 
@@ -34,8 +36,24 @@ const LIVE_REQUIRED = [
 ] as const;
 const DEFAULT_USER = 'cli-user-0001';
 
-/** The demo app of the fixtures for a region (its credentials are public anyway). */
-async function demoApp(fixturesDir: string, region = 'us'): Promise<PartnerCredentials> {
+/**
+ * The demo app of the fixtures for a region (its credentials are public anyway). The fixtures
+ * hold none in the opt-in regions (EU, SG): an in-process simulator (`sim`) makes one there.
+ */
+async function demoApp(
+  fixturesDir: string,
+  region: Region = 'us',
+  sim?: string,
+): Promise<PartnerCredentials> {
+  if (sim && region !== 'us' && region !== 'jp') {
+    const res = await fetch(`${sim}/__admin/apps`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: `demo-client-${region}`, region }),
+    });
+    if (!res.ok) throw new UsageError(`could not create a ${region} app: ${res.status} ${await res.text()}`);
+    return (await res.json()) as PartnerCredentials;
+  }
   const apps = (await readFixture<NewApp[]>(fixturesDir, 'apps.json')) ?? [];
   const app = apps.find((a) => a.region === region && a.client_id?.startsWith('demo')) ?? apps[0];
   if (!app?.client_id || !app.secret_key || !app.api_key)
@@ -61,15 +79,16 @@ export interface SimOptions {
  * The region, as for `contract`: `--target us`/`jp` name one; else `--region` (us unless
  * given), live's host or a simulator's mount.
  */
-function regionOf(target: string, region: string | undefined): string {
-  if (region !== undefined && region !== 'us' && region !== 'jp')
-    throw new UsageError(`--region must be us or jp (got '${region}')`);
-  if (target === 'us' || target === 'jp') {
+function regionOf(target: string, region: string | undefined): Region {
+  if (region !== undefined && !asRegion(region))
+    throw new UsageError(`--region must be us, jp, eu or sg (got '${region}')`);
+  const named = asRegion(target);
+  if (named) {
     if (region !== undefined && region !== target)
       throw new UsageError(`--target ${target} and --region ${region} name two regions: give one`);
-    return target;
+    return named;
   }
-  return region ?? 'us';
+  return asRegion(region ?? 'us')!;
 }
 
 export async function openTarget(
@@ -78,10 +97,10 @@ export async function openTarget(
   sim: SimOptions = {},
   region?: string,
 ): Promise<ClientTarget> {
-  const target = given === 'live' || given === 'us' || given === 'jp' ? regionOf(given, region) : given;
+  const target = given === 'live' || asRegion(given) ? regionOf(given, region) : given;
   // On a simulator the region is its mount: /jp/developer/api with the JP demo app.
   const simRegion = regionOf('sim', region);
-  const prefix = simRegion === 'jp' ? JP_API : US_API;
+  const prefix = `${regionRoot(simRegion)}${US_API}`;
   const userId = env.PARTNER_USER_ID?.trim() || DEFAULT_USER;
   if (target === 'sim') {
     const config = parseConfig(
@@ -94,25 +113,28 @@ export async function openTarget(
         // A few seconds of simulated work, so the status spinner has something to show.
         transcriptionDelay: 3000,
         uploadFiletypes: sim.uploadFiletypes ?? [],
+        // EU and SG are opt-in (--regions): served here when asked for.
+        regions: [...new Set([...DEFAULT_REGIONS, simRegion])],
         ...(sim.chunkSize ? { chunkSize: sim.chunkSize } : {}),
       },
     );
     const running = await serveSimulator(config);
     return {
-      label: `in-process simulator${simRegion === 'jp' ? ' (JP)' : ''}`,
+      label: `in-process simulator${simRegion === 'us' ? '' : ` (${simRegion.toUpperCase()})`}`,
       api: `${running.url}${prefix}`,
-      app: await demoApp(config.fixturesDir, simRegion),
+      app: await demoApp(config.fixturesDir, simRegion, running.url),
       userId,
       stop: () => running.stop(),
     };
   }
-  if (target === 'us' || target === 'jp') {
+  const live = asRegion(target);
+  if (live) {
     const missing = LIVE_REQUIRED.filter((k) => !env[k]?.trim());
     if (missing.length > 0)
       throw new UsageError(`--target ${given} needs these environment variables: ${missing.join(', ')}`);
     return {
-      label: `live ${target} (${LIVE_HOSTS[target]})`,
-      api: LIVE_HOSTS[target],
+      label: `live ${live} (${LIVE_HOSTS[live]})`,
+      api: LIVE_HOSTS[live],
       app: fromEnv(env, { client_id: '', secret_key: '', api_key: '' }),
       userId,
       stop: async () => {},
@@ -122,7 +144,7 @@ export async function openTarget(
   try {
     url = new URL(target);
   } catch {
-    throw new UsageError(`--target must be sim, live, us, jp or a URL (got '${target}')`);
+    throw new UsageError(`--target must be sim, live, us, jp, eu, sg or a URL (got '${target}')`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UsageError(`--target URL must be http or https (got '${url.protocol}')`);

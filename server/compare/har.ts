@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { KNOWN_REGIONS } from '../core/regions.js';
+import type { Region } from '../domain/apps.js';
 
 /** The parts of a HAR 1.2 entry `compare` reads (a recording of `serve --record`, or any HAR). */
 export interface HarEntry {
@@ -25,7 +27,7 @@ export interface HarEntry {
 export interface Recording {
   entries: HarEntry[];
   app?: string;
-  region: 'us' | 'jp';
+  region: Region;
 }
 
 /** A recording that cannot be read: said plainly, never a stack trace. */
@@ -56,7 +58,8 @@ export async function readRecording(path: string): Promise<Recording> {
       e?.request?.url && e.request.method && typeof e.response?.status === 'number' && e.response.status > 0,
   );
   entries.sort((a, b) => Date.parse(a.startedDateTime) - Date.parse(b.startedDateTime));
-  const region = har.log._region === 'jp' || entries[0]?._region === 'jp' ? 'jp' : 'us';
+  const named = har.log._region ?? entries[0]?._region;
+  const region = KNOWN_REGIONS.find((r) => r === named) ?? 'us';
   return { entries, region, ...(typeof har.log._app === 'string' ? { app: har.log._app } : {}) };
 }
 

@@ -25,7 +25,7 @@ describe('contract takes the shared flags', () => {
     for (const [args, message] of [
       [['--target', 'nope'], "--target must be sim, url, live or a URL (got 'nope')"],
       [['--compare', 'staging'], "--compare must be sim, url, live or a URL (got 'staging')"],
-      [['--region', 'eu'], "--region must be us or jp (got 'eu')"],
+      [['--region', 'cn'], "--region must be us, jp, eu or sg (got 'cn')"],
       [['--target', 'url'], '--target url needs --base-url <url>'],
       [['--compare', 'url'], '--compare url names no URL'],
     ] as const) {

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { ContractSettingsError, checkSettings } from '../../contracts/target/settings.js';
+import { asRegion, ContractSettingsError, checkSettings } from '../../contracts/target/settings.js';
 import { parseArgs } from '../cli/parseArgs.js';
 import { fromRoot } from '../core/root.js';
 
@@ -90,8 +90,8 @@ export function plan(argv: string[], baseEnv: NodeJS.ProcessEnv, suite?: string)
     throw new ContractSettingsError('--target url needs --base-url <url> (or --target <url>)');
   if (values.compare === 'url')
     throw new ContractSettingsError('--compare url names no URL: give --compare <url>');
-  if (values.region !== undefined && values.region !== 'us' && values.region !== 'jp')
-    throw new ContractSettingsError(`--region must be us or jp (got '${values.region}')`);
+  if (values.region !== undefined && !asRegion(values.region))
+    throw new ContractSettingsError(`--region must be us, jp, eu or sg (got '${values.region}')`);
   let env: NodeJS.ProcessEnv = { ...baseEnv };
   if (values['admin-token']) env.CONTRACT_ADMIN_TOKEN = values['admin-token'];
   if (values.live) env.CONTRACT_TARGET = 'live';

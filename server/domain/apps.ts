@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { SimError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
-import { JP_API, US_API } from '../http/apiPrefixes.js';
+import { regionNotEnabled } from '../core/regions.js';
+import { EU_API, JP_API, SG_API, US_API } from '../http/apiPrefixes.js';
 import type { components } from '../spec/admin-types.js';
 import { type Page, type PageQuery, recordPage } from '../store/recordPage.js';
 import type { MirroredCollection, Store } from '../store/store.js';
@@ -23,7 +24,7 @@ export type NewApp = Partial<PartnerApp>;
 const NO_KEY = '';
 
 /** The partner API base path of each region. */
-const REGION_API: Record<Region, string> = { us: US_API, jp: JP_API };
+const REGION_API: Record<Region, string> = { us: US_API, jp: JP_API, eu: EU_API, sg: SG_API };
 
 /** Compare secrets in constant time so a timing probe cannot guess them. */
 export function sameSecret(a: string, b: string): boolean {
@@ -44,6 +45,8 @@ export class AppRegistry {
   constructor(
     store: Store,
     private readonly random: Random,
+    /** `--regions`: an app in another region is refused (live does not serve it yet). */
+    private readonly regions: readonly Region[],
   ) {
     this.apps = store.mirrored<PartnerApp>('apps');
     this.incarnations = random.fork('incarnations');
@@ -69,11 +72,14 @@ export class AppRegistry {
     const client_id = input.client_id ?? `client_${this.random.hex(8)}`;
     const exists = () => SimError.conflict('APP_EXISTS', `An app with client_id ${client_id} exists`);
     if (this.apps.peek(client_id)) throw exists();
+    const region = input.region ?? 'us';
+    if (!this.regions.includes(region))
+      throw SimError.badRequest('REGION_NOT_ENABLED', regionNotEnabled(this.regions, region));
     const app: PartnerApp = {
       client_id,
       secret_key: input.secret_key ?? `sk_${this.random.token(24)}`,
       api_key: input.api_key ?? `ak_${this.random.token(24)}`,
-      region: input.region ?? 'us',
+      region,
       // No default: an app without its own switch follows --result-shape.
       ...(input.result_shape ? { result_shape: input.result_shape } : {}),
       error_shape: input.error_shape ?? 'spec',
@@ -108,7 +114,7 @@ export class AppRegistry {
         'Unknown client id or wrong secret key for this region',
       );
     }
-    if (app.region !== region) throw otherRegion(app.region, 'secret key', 'CLIENT_NOT_FOUND');
+    if (app.region !== region) throw otherRegion(app.region, 'secret key', 'CLIENT_NOT_FOUND', region);
     return app;
   }
 
@@ -125,7 +131,7 @@ export class AppRegistry {
     if (!app || !keyOk) {
       throw SimError.unauthorized('CLIENT_NOT_FOUND', 'Unknown client id or wrong API key for this region');
     }
-    if (app.region !== region) throw otherRegion(app.region, 'API key', 'CLIENT_NOT_FOUND');
+    if (app.region !== region) throw otherRegion(app.region, 'API key', 'CLIENT_NOT_FOUND', region);
     return app;
   }
 }
@@ -134,10 +140,10 @@ export class AppRegistry {
  * The 401 a proven credential of the other region gets: the live status and code, and a message
  * naming the region the app exists in and its base path.
  */
-export function otherRegion(appRegion: Region, credential: string, code: string): SimError {
+export function otherRegion(appRegion: Region, credential: string, code: string, asked: Region): SimError {
   return SimError.unauthorized(
     code,
     `This ${credential} is valid, but its app exists in the ${appRegion.toUpperCase()} region: ` +
-      `send it to ${REGION_API[appRegion]} (this request went to the ${appRegion === 'us' ? 'JP' : 'US'} API)`,
+      `send it to ${REGION_API[appRegion]} (this request went to the ${asked.toUpperCase()} API)`,
   );
 }

@@ -1,5 +1,6 @@
 import { SimError } from '../core/errors.js';
 import type { components } from '../spec/device-types.js';
+import type { Region } from './apps.js';
 import { iosUuidOf } from './recorderModel.js';
 
 /**
@@ -46,7 +47,7 @@ export interface PhoneRecord {
   client_id: string;
   sub: string;
   handshake_token: string;
-  region: 'us' | 'jp';
+  region: Region;
   platform: Platform;
   timing: 'hardware' | 'instant';
   honour_device_token: boolean;

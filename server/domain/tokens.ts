@@ -207,7 +207,7 @@ export class TokenService {
     if (appExp(claims) * 1000 <= now) throw expired(claims, now);
     // The signature proved the token: saying where its app lives tells nothing to a prober.
     if (claims.region !== region)
-      throw otherRegion(claims.region, `${claims.token_use} token`, 'CLIENT_USER_NOT_FOUND');
+      throw otherRegion(claims.region, `${claims.token_use} token`, 'CLIENT_USER_NOT_FOUND', region);
     // Minted for this app as it is now: not for a deleted app, nor for an earlier app that
     // had the same client_id (an app created before incarnations existed has none).
     const app = this.apps.get(claims.client_id);

@@ -4,7 +4,7 @@ import { rateLimitHook } from '../control/rateLimitHook.js';
 import { journalRequests } from '../control/requestJournal.js';
 import { slashRedirectTarget } from '../routes/transcriptionSlash.js';
 import type { Services } from '../services.js';
-import { ADMIN_PREFIX, API_PREFIXES, STORAGE_PREFIX } from './apiPrefixes.js';
+import { ADMIN_PREFIX, API_PREFIXES, enabledPrefixes, STORAGE_PREFIX } from './apiPrefixes.js';
 import { operationDispatcher } from './dispatch.js';
 import type { MountedOperation, OperationHook } from './mountOperations.js';
 import { requestContext } from './requestContext.js';
@@ -68,7 +68,7 @@ export function requestFront(services: Services, apiOperations: MountedOperation
     ADMIN_PREFIX,
   );
   const dispatch = operationDispatcher(
-    API_PREFIXES,
+    enabledPrefixes(API_PREFIXES, services.deps.config.regions),
     apiOperations,
     (p) => slashRedirectTarget(p) !== undefined,
   );

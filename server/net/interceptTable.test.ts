@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../config.js';
+import { KNOWN_REGIONS } from '../core/regions.js';
 import { LIVE_HOSTS, redirectTarget } from '../redirect/hosts.js';
 import { hostName, InterceptTable } from './interceptTable.js';
 
@@ -8,6 +9,7 @@ const table = (storageHost?: string) => {
     storageHost,
     extraHosts: ['sim.lan.test', '[fd00::5]'],
     bindHost: '127.0.0.1',
+    regions: KNOWN_REGIONS,
   });
   t.port = 4010;
   return t;
@@ -44,7 +46,7 @@ describe('InterceptTable', () => {
     const t = table('b.s3.us-east-1.amazonaws.com');
     for (const [host, port] of [
       ['example.com', 443],
-      ['platform-eu.plaud.ai', 443],
+      ['platform-cn.plaud.ai', 443],
       ['platform-us.plaud.ai.evil.test', 443],
       ['other.s3.us-east-1.amazonaws.com', 443],
       ['127.0.0.1', 5432],

@@ -1,6 +1,7 @@
+import { DEFAULT_REGIONS } from '../core/regions.js';
 import type { Region } from '../domain/apps.js';
 import { STORAGE_PREFIX } from '../http/apiPrefixes.js';
-import { LIVE_HOSTS, LIVE_PREFIX, regionRoot } from '../redirect/hosts.js';
+import { closedRegion, LIVE_HOSTS, LIVE_PREFIX, regionRoot } from '../redirect/hosts.js';
 
 /**
  * Which host names the HTTPS listener and the proxy serve, and as what: the live hosts (the
@@ -21,6 +22,8 @@ export interface InterceptOptions {
   extraHosts: readonly string[];
   /** The interface the simulator binds, when it is a specific address. */
   bindHost: string;
+  /** `--regions` (default us,jp): live hosts of other regions are refused as unresolvable. */
+  regions?: readonly Region[] | undefined;
 }
 
 /** The table's settings as `serve` was given them. */
@@ -28,10 +31,12 @@ export const interceptOptionsOf = (config: {
   storageHost?: string | undefined;
   tlsHosts: readonly string[];
   host: string;
+  regions: readonly Region[];
 }): InterceptOptions => ({
   storageHost: config.storageHost,
   extraHosts: config.tlsHosts,
   bindHost: config.host,
+  regions: config.regions,
 });
 
 const bare = (host: string): string =>
@@ -44,19 +49,25 @@ export class InterceptTable {
   private readonly self: Set<string>;
   private readonly extra: Set<string>;
   private readonly storage: string | undefined;
+  /** The regions served (`--regions`). */
+  readonly regions: readonly Region[];
+  /** The live hosts of the regions served. */
+  private readonly live: string[];
   /** The port the simulator listens on, once it does (loopback names are ours only there). */
   port = 0;
 
   constructor(opts: InterceptOptions) {
     this.storage = opts.storageHost === undefined ? undefined : bare(opts.storageHost);
     this.extra = new Set(opts.extraHosts.map(bare));
+    this.regions = opts.regions ?? DEFAULT_REGIONS;
+    this.live = Object.keys(LIVE_HOSTS).filter((h) => !closedRegion(h, this.regions));
     const bind = bare(opts.bindHost);
     this.self = new Set([...LOOPBACK, EMULATOR_HOST, ...(bind === '0.0.0.0' || bind === '::' ? [] : [bind])]);
   }
 
   /** Every name the leaf certificate must cover, loopback first (its common name). */
   get certNames(): string[] {
-    const names = [...this.self, ...Object.keys(LIVE_HOSTS), ...this.extra];
+    const names = [...this.self, ...this.live, ...this.extra];
     if (this.storage) names.push(this.storage);
     return [...new Set(names)];
   }
@@ -66,7 +77,7 @@ export class InterceptTable {
    * that is not the simulator's own (the contract suite) sends through the proxy.
    */
   get interceptedHosts(): string[] {
-    return [...new Set([...Object.keys(LIVE_HOSTS), ...(this.storage ? [this.storage] : []), ...this.extra])];
+    return [...new Set([...this.live, ...(this.storage ? [this.storage] : []), ...this.extra])];
   }
 
   private covered: Set<string> | undefined;
@@ -84,7 +95,16 @@ export class InterceptTable {
   proxyRoute(host: string, port: number): Route | undefined {
     const h = bare(host);
     if (this.self.has(h)) return port === this.port ? { kind: 'self' } : undefined;
+    if (this.unresolved(h)) return undefined;
     return this.nameRoute(h) ?? (this.extra.has(h) ? { kind: 'self' } : undefined);
+  }
+
+  /**
+   * The region of a live host `--regions` leaves out (EU, SG: "Coming soon" on live, where
+   * their names do not resolve): the proxy fails it as an unresolvable name, never looking it up.
+   */
+  unresolved(host: string): Region | undefined {
+    return closedRegion(bare(host), this.regions);
   }
 
   /** What a request over TLS or inside a tunnel is served as, by its Host (any name not ours: itself). */

@@ -81,7 +81,7 @@ describe('the proxy refuses what it does not serve', () => {
     const seen = await outbound(async () => {
       for (const url of [
         'https://example.com/',
-        'https://platform-eu.plaud.ai/developer/api',
+        'https://platform-cn.plaud.ai/developer/api',
         'https://203.0.113.7/',
       ]) {
         const r = await curl('--cacert', ca, '--proxy', sim.https!.proxy, url);

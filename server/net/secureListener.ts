@@ -2,6 +2,8 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createSecureContext, createServer as createTlsServer, type TLSSocket } from 'node:tls';
+import { regionsWith } from '../core/regions.js';
+import type { Region } from '../domain/apps.js';
 import { connectionGate } from '../http/connectionGuard.js';
 import { isCaPath } from '../tls/caFiles.js';
 import type { KeyPair } from '../tls/certificates.js';
@@ -50,6 +52,13 @@ function rawAnswer(socket: Duplex, status: number, reason: string, detail: strin
 const refusal = (shown: string, name: string): string =>
   `partner-sim does not serve ${shown} and forwards nothing off this machine: the proxy serves only the live API hosts, the storage host and the simulator's own names. To serve ${name} as the simulator, start it with --tls-hosts ${name}; to reach the real ${name}, leave it out of the proxy (NO_PROXY=${name}) or start the simulator with --proxy-passthrough, which lets every host it does not serve through unchanged.`;
 
+/**
+ * A live host of a region not enabled: on live its name does not resolve, so the proxy fails
+ * it as a pass-through fails a name that does not resolve (502), having looked nothing up.
+ */
+const unresolved = (shown: string, name: string, region: Region, enabled: readonly Region[]): string =>
+  `${shown} could not be reached: getaddrinfo ENOTFOUND ${name}. Live lists the ${region.toUpperCase()} region as Coming soon and its host does not resolve; start the simulator with --regions ${regionsWith(enabled, region)} to serve it.`;
+
 /** The error code of a pass-through that could not be made (see passThrough.ts). */
 const passFailure = { 403: 'PROXY_ADDRESS_REFUSED', 502: 'PROXY_UPSTREAM_FAILED' } as const;
 
@@ -93,6 +102,16 @@ export function routeRequests(app: RequestListener, opts: SecureListenerOptions)
       );
     }
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const closed = table.unresolved(url.hostname);
+    if (closed) {
+      opts.log('proxy refused a request', { host: url.host });
+      return answer(
+        res,
+        502,
+        'PROXY_UPSTREAM_FAILED',
+        unresolved(url.host, hostName(url.host), closed, table.regions),
+      );
+    }
     const route = table.proxyRoute(url.hostname, port);
     if (!route && opts.passThrough) {
       return opts.passThrough.forward(req, res, url, (status, why) =>
@@ -202,6 +221,18 @@ export function acceptTlsAndProxy(server: Server, opts: SecureListenerOptions): 
       return;
     }
     const shown = to.host.includes(':') ? `[${to.host}]:${to.port}` : `${to.host}:${to.port}`;
+    const closed = table.unresolved(to.host);
+    if (closed) {
+      opts.log('proxy refused a tunnel', { host: shown });
+      rawAnswer(
+        socket,
+        502,
+        'Bad Gateway',
+        'PROXY_UPSTREAM_FAILED',
+        unresolved(shown, to.host, closed, table.regions),
+      );
+      return;
+    }
     if (!table.proxyRoute(to.host, to.port) && opts.passThrough) {
       opts.passThrough.tunnel(socket, head, to, (status, why) =>
         rawAnswer(

@@ -24,10 +24,10 @@ export const recordOptions = [
     kind: 'string',
     default: undefined as string | undefined,
     env: 'PARTNER_SIM_UPSTREAM',
-    help: 'with --record: where requests go: live (by region), live-us, live-jp or the URL of another instance',
+    help: 'with --record: where requests go: live (by region), live-us, live-jp, live-eu, live-sg or the URL of another instance',
     parse: (raw) => {
-      if (!/^live(-us|-jp)?$/.test(raw) && !/^https?:\/\/[^?#]+$/.test(raw))
-        throw new Error('expected live, live-us, live-jp or an http(s) URL');
+      if (!/^live(-us|-jp|-eu|-sg)?$/.test(raw) && !/^https?:\/\/[^?#]+$/.test(raw))
+        throw new Error('expected live, live-us, live-jp, live-eu, live-sg or an http(s) URL');
       return raw;
     },
   }),

@@ -1,4 +1,6 @@
 import { parseDuration, parseSeconds } from '../core/duration.js';
+import { DEFAULT_REGIONS, parseRegions } from '../core/regions.js';
+import type { Region } from '../domain/apps.js';
 import { GiB, option } from './kit.js';
 
 /** How the simulated service behaves: tokens, uploads, transcription, answer shapes, journal. */
@@ -167,6 +169,15 @@ export const serviceOptions = [
     default: false,
     env: 'PARTNER_SIM_STRICT_PARAMS',
     help: 'refuse unknown fields in transcription params with 422 (default: ignore them, warn in X-Sim-Warning)',
+  }),
+  option({
+    flag: 'regions',
+    key: 'regions',
+    kind: 'string',
+    default: DEFAULT_REGIONS as readonly Region[],
+    env: 'PARTNER_SIM_REGIONS',
+    help: "comma list of regions served: live's us,jp (the default), plus eu and/or sg, which live lists as Coming soon (their hosts do not resolve) and the simulator refuses unless named",
+    parse: parseRegions,
   }),
   option({
     flag: 'journal-size',

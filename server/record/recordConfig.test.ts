@@ -13,7 +13,7 @@ describe('--record and --upstream', () => {
     expect(() => parseConfig({ upstream: 'live' })).toThrow(/--upstream needs --record/);
     expect(() => parseConfig({ record: 'rec' })).toThrow(/--record needs --upstream/);
     expect(() => parseConfig({ record: 'rec', upstream: 'ftp://x' })).toThrow(
-      /live, live-us, live-jp or an http/,
+      /live, live-us, live-jp, live-eu, live-sg or an http/,
     );
     expect(parseConfig({ record: 'rec', upstream: 'live-jp' }).upstream).toBe('live-jp');
   });

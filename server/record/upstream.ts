@@ -1,4 +1,5 @@
 import type { LookupFunction } from 'node:net';
+import { KNOWN_REGIONS } from '../core/regions.js';
 import type { Region } from '../domain/apps.js';
 import { API_PREFIXES, STORAGE_PREFIX } from '../http/apiPrefixes.js';
 import { DEFAULT_LIVE_HOST, LIVE_PREFIX } from '../redirect/hosts.js';
@@ -12,13 +13,14 @@ import { s3Lookup } from './storageEgress.js';
  */
 export type Upstream = { kind: 'live'; region?: Region } | { kind: 'url'; origin: string; base: string };
 
-const UPSTREAM_CHOICES = 'live, live-us, live-jp or an http(s) URL';
+const UPSTREAM_CHOICES = 'live, live-us, live-jp, live-eu, live-sg or an http(s) URL';
 
 /** The `--upstream` value, checked; throws saying what is accepted. */
 export function parseUpstream(raw: string): Upstream {
   if (raw === 'live') return { kind: 'live' };
-  if (raw === 'live-us') return { kind: 'live', region: 'us' };
-  if (raw === 'live-jp') return { kind: 'live', region: 'jp' };
+  // live-eu and live-sg name hosts live lists as Coming soon: they fail until they resolve.
+  const region = KNOWN_REGIONS.find((r) => raw === `live-${r}`);
+  if (region) return { kind: 'live', region };
   let u: URL;
   try {
     u = new URL(raw);

@@ -30,7 +30,7 @@ describe('redirectTarget', () => {
   it('leaves other hosts alone, presigned storage URLs on the simulator included', () => {
     expect(to('http://127.0.0.1:4010/storage/uploads/f_1?partNumber=1')).toBeUndefined();
     expect(to('https://plaud.ai/developer/api/x')).toBeUndefined();
-    expect(to('https://platform-eu.plaud.ai/developer/api/x')).toBeUndefined();
+    expect(to('https://platform-cn.plaud.ai/developer/api/x')).toBeUndefined();
   });
 });
 

@@ -2,7 +2,7 @@ import http, { type ClientRequest, type RequestOptions } from 'node:http';
 import https from 'node:https';
 import { syncBuiltinESMExports } from 'node:module';
 import { urlToHttpOptions } from 'node:url';
-import type { Redirect } from './hosts.js';
+import { notFoundError, type Redirect } from './hosts.js';
 
 type Callback = (res: http.IncomingMessage) => void;
 type RequestFn = (...args: unknown[]) => ClientRequest;
@@ -35,6 +35,11 @@ function retarget(options: RequestOptions, to: URL): RequestOptions {
   };
 }
 
+/** A lookup that fails as a name that does not resolve, asking no resolver. */
+const unresolvable = (host: string, _opts: unknown, cb: (e: Error) => void): void => {
+  process.nextTick(cb, notFoundError(host));
+};
+
 /**
  * Patch `request` and `get` of `node:http` and `node:https` (both, as `get` calls the
  * module's own `request`, not the exported one) so live hosts go to the simulator; https
@@ -49,13 +54,19 @@ export function patchHttp(target: Redirect): void {
       const { options, cb } = readArgs(args);
       const protocol = options.protocol ?? defaultProtocol;
       const hostname = (options.hostname ?? options.host ?? '').replace(/:\d+$/, '');
-      let to: URL | undefined;
+      let to: URL | 'unresolved' | undefined;
       try {
         to = hostname ? target(new URL(`${protocol}//${hostname}${options.path ?? '/'}`)) : undefined;
       } catch {
         to = undefined;
       }
-      const req = to ? originals[to.protocol]!(retarget(options, to), cb) : own(...args);
+      const req =
+        to === 'unresolved'
+          ? // The request as given, its lookup failing as the name's does on live: nothing is asked.
+            own({ ...options, lookup: unresolvable }, cb)
+          : to
+            ? originals[to.protocol]!(retarget(options, to), cb)
+            : own(...args);
       if (andEnd) req.end();
       return req;
     };

@@ -11,6 +11,7 @@ const SOURCES = [
   'redirect/fetchPatch',
   'redirect/httpPatch',
   'http/apiPrefixes',
+  'core/regions',
 ];
 
 /** The child processes load the built loader: rebuild only when a source is newer than its output. */

@@ -1041,8 +1041,11 @@ export interface components {
             /** @description Reset only this app's uploads, tasks, faults and journal entries. */
             client_id?: string;
         };
-        /** @enum {string} */
-        Region: "us" | "jp";
+        /**
+         * @description A region of the live service. `eu` and `sg` are announced as "Coming soon" on live (their hosts do not resolve): the simulator serves them only when started with `--regions us,jp,eu,sg` (or a part of it), and otherwise refuses apps in them with `400 REGION_NOT_ENABLED`.
+         * @enum {string}
+         */
+        Region: "us" | "jp" | "eu" | "sg";
         /**
          * @description `both`: the seed's `text`, `language`, `duration`, `segments[]` and the live `results[]` in one answer (every known client parses it); `spec`: the seed's fields only; `live`: `results[]` only, as seen on the live service.
          * @enum {string}
@@ -1550,6 +1553,8 @@ export interface components {
             /**
              * @example us
              * @example jp
+             * @example eu
+             * @example sg
              */
             region?: string;
             /** @description Request headers, lower-cased; secrets redacted. */
@@ -1765,13 +1770,15 @@ export interface components {
                  *             "body",
                  *             "region"
                  *           ],
-                 *           "msg": "Input should be 'us', 'jp'",
+                 *           "msg": "Input should be 'us', 'jp', 'eu', 'sg'",
                  *           "type": "enum",
-                 *           "input": "eu",
+                 *           "input": "cn",
                  *           "ctx": {
                  *             "expected": [
                  *               "us",
-                 *               "jp"
+                 *               "jp",
+                 *               "eu",
+                 *               "sg"
                  *             ]
                  *           }
                  *         }
@@ -2006,7 +2013,21 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerApp"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description `REGION_NOT_ENABLED`: an app in `eu` or `sg` while the simulator serves neither (live lists both as "Coming soon"; start it with `--regions us,jp,eu,sg`). Or a request that could not be read, as every operation may answer (see BadRequest). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "REGION_NOT_ENABLED",
+                     *       "message": "Region eu is not enabled on this simulator: live lists it as Coming soon (its host does not resolve). Start the simulator with --regions us,jp,eu to create apps in it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             /** @description An app with this `client_id` exists (`APP_EXISTS`). */

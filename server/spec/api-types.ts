@@ -565,7 +565,7 @@ export interface components {
             /** @description The partner's own user id, exactly as sent to `createUserToken`. */
             user_id: string;
             /** @enum {string} */
-            region: "us" | "jp";
+            region: "us" | "jp" | "eu" | "sg";
             /** @constant */
             token_use: "user";
             /** @description Issued at, seconds since the epoch, on the real clock (`--token-claims-clock wall`, the default, so a client that checks `exp` against its own clock accepts tokens of an app whose clock was moved) or on the app's clock (`--token-claims-clock app`). */

@@ -382,7 +382,7 @@ export interface components {
             sub: string;
             handshake_token: components["schemas"]["HandshakeToken"];
             /** @enum {string} */
-            region: "us" | "jp";
+            region: "us" | "jp" | "eu" | "sg";
             platform: components["schemas"]["Platform"];
             timing: components["schemas"]["Timing"];
             honour_device_token: boolean;

@@ -103,7 +103,7 @@ describe('fixture validation', () => {
       'an unknown region',
       'apps.json',
       (l) => {
-        l[1]!.region = 'eu';
+        l[1]!.region = 'cn';
       },
       [1, 'region'],
     ],
