@@ -100,7 +100,7 @@ describe('partner-sim health', () => {
     );
     const nope = await health('--target', 'nope');
     expect(nope.code).toBe(2);
-    expect(nope.err).toContain("--target must be sim, live, us, jp or a URL (got 'nope')");
+    expect(nope.err).toMatch(/--target must be sim, live, .* or a URL \(got 'nope'\)/);
   });
 
   it('--help says what it reads; bad values are usage errors', async () => {
