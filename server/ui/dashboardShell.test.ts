@@ -23,7 +23,13 @@ describe('/__admin/ui', () => {
     expect(config.operations).toContain('getDeviceBinding');
     expect(config.statuses).toContain('FAILURE');
     expect(config.faultActions).toContain('wrong_etag');
-    expect(config.regions).toEqual({ us: '/developer/api', jp: '/jp/developer/api' });
+    // Where an app of each region is called (EU and SG apps exist only under --regions).
+    expect(config.regions).toEqual({
+      us: '/developer/api',
+      jp: '/jp/developer/api',
+      eu: '/eu/developer/api',
+      sg: '/sg/developer/api',
+    });
     // Every script and stylesheet the page names is served by the simulator itself.
     for (const src of r.text.matchAll(/(?:src|href)="([^"]+)"/g)) {
       // The data: favicon, and the section bar's anchors within the page.
