@@ -39,6 +39,16 @@ describe('startSimulator (package entry)', () => {
     expect((await sim.control.listApps()).length).toBeGreaterThan(0);
   });
 
+  it('names the EU and SG bases only when config.regions serves them, and the control client makes apps there', async () => {
+    const plain = await start();
+    expect(plain.urls.eu).toBeUndefined();
+    await expect(plain.control.createApp({ region: 'eu' })).rejects.toMatchObject({ status: 400 });
+    const sim = await start({ config: { regions: ['us', 'jp', 'eu'] } });
+    expect(sim.urls.eu).toBe(`${sim.url}/eu/developer/api`);
+    expect(sim.urls.sg).toBeUndefined();
+    expect((await sim.control.createApp({ region: 'eu' })).region).toBe('eu');
+  });
+
   it('the same seed gives the same generated credentials', async () => {
     const [a, b] = await Promise.all([start({ seed: 'same' }), start({ seed: 'same' })]);
     const [x, y] = await Promise.all([

@@ -1,5 +1,5 @@
 import { type Config, parseConfig } from '../config.js';
-import { ADMIN_PREFIX, JP_API, STORAGE_PREFIX, US_API } from '../http/apiPrefixes.js';
+import { ADMIN_PREFIX, EU_API, JP_API, SG_API, STORAGE_PREFIX, US_API } from '../http/apiPrefixes.js';
 import { serveSimulator } from '../simulator.js';
 import { ControlClient } from './controlClient.js';
 
@@ -17,6 +17,9 @@ export interface SimulatorUrls {
   us: string;
   /** JP partner API base. */
   jp: string;
+  /** EU and SG partner API bases: only when `config.regions` serves them (opt-in, as `--regions`). */
+  eu?: string;
+  sg?: string;
   /** The storage host presigned URLs point at. */
   storage: string;
   /** The control API base (`/__admin`). */
@@ -64,6 +67,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     urls: {
       us: `${sim.url}${US_API}`,
       jp: `${sim.url}${JP_API}`,
+      ...(config.regions.includes('eu') ? { eu: `${sim.url}${EU_API}` } : {}),
+      ...(config.regions.includes('sg') ? { sg: `${sim.url}${SG_API}` } : {}),
       storage: config.storageHost
         ? `https://${config.storageHost}`
         : `${config.publicUrl ?? sim.url}${STORAGE_PREFIX}`,
