@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from '../cli/parseArgs.js';
 import { adminTokenFlag, targetFlags } from '../cli/sharedFlags.js';
 import { type DriftReport, renderDrift } from '../contract/drift.js';
+import { KNOWN_REGIONS } from '../core/regions.js';
 import { ControlClient } from '../embed/controlClient.js';
 import { createFaults, planFaults } from './asFaults.js';
 import { AudioBytes } from './audio.js';
@@ -64,7 +65,8 @@ export function recordingReport(results: ExchangeResult[], recording: string, ta
 async function openTarget(raw: string, token: string | undefined) {
   if (raw === 'sim') {
     const { startSimulator } = await import('../embed/startSimulator.js');
-    const sim = await startSimulator();
+    // Every region, the opt-in EU and SG included: a recording names the one it was made in.
+    const sim = await startSimulator({ config: { regions: KNOWN_REGIONS } });
     return { root: sim.url, control: sim.control, name: 'sim (in process)', stop: () => sim.stop() };
   }
   let u: URL;
@@ -76,7 +78,7 @@ async function openTarget(raw: string, token: string | undefined) {
       code: 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE',
     });
   }
-  const root = `${u.origin}${u.pathname.replace(/\/+$/, '').replace(/(\/jp|\/us)?\/developer\/api$/, '')}`;
+  const root = `${u.origin}${u.pathname.replace(/\/+$/, '').replace(/(\/jp|\/us|\/eu|\/sg)?\/developer\/api$/, '')}`;
   const control = new ControlClient(`${root}/__admin`, token ? { adminToken: token } : {});
   return { root, control, name: root, stop: async () => {} };
 }
