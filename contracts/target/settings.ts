@@ -67,7 +67,8 @@ export function urlSettings(env: Env): { root: string; region: Region; adminToke
   return {
     root: raw.replace(/\/+$/, '').replace(/(\/jp|\/us|\/eu|\/sg)?\/developer\/api$/, ''),
     region: region(env),
-    adminToken: env.CONTRACT_ADMIN_TOKEN || undefined,
+    // The variable serve, compare and health read too, so one export serves every command.
+    adminToken: env.CONTRACT_ADMIN_TOKEN || env.PARTNER_SIM_ADMIN_TOKEN || undefined,
   };
 }
 

@@ -12,7 +12,7 @@ import { parseArgs } from './parseArgs.js';
 import { jsonFlag, targetFlags } from './sharedFlags.js';
 import { openTarget, UsageError } from './target.js';
 
-export const bindingHelp = `Usage: partner-sim binding <sn> [--type notepro|notepins] [--target sim|URL|live [--region us|jp]] [--json]
+export const bindingHelp = `Usage: partner-sim binding <sn> [--type notepro|notepins] [--target sim|URL|live [--region us|jp|eu|sg]] [--json]
 
 Queries a device's remote binding and prints its state (is_bind true/false/null), the
 de-duplicated bind history with how often each account appears, and the recovery verdict

@@ -11,7 +11,7 @@ import { formatBytes, StatusSpinner, UploadProgress } from './progress.js';
 import { isLive, jsonFlag, targetFlags } from './sharedFlags.js';
 import { openTarget, UsageError } from './target.js';
 
-export const transcribeHelp = `Usage: partner-sim transcribe <audio> [--target sim|URL|live [--region us|jp]] [--json]
+export const transcribeHelp = `Usage: partner-sim transcribe <audio> [--target sim|URL|live [--region us|jp|eu|sg]] [--json]
 
 Uploads an audio file in parallel parts (retries, Retry-After honoured), completes the upload
 with its MD5, submits it for transcription, polls with back-off until it ends, and prints the

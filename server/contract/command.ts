@@ -24,7 +24,8 @@ Options:
                             A simulator with --https: the hosts it intercepts (--storage-host)
                             are reached through its own proxy, trusting its CA; an https:// one
                             on this machine is trusted from its /ca page. Nothing to set.
-  --region <us|jp>          region (live host, or the simulator's /jp mount) [env CONTRACT_REGION]
+  --region <us|jp|eu|sg>    region: live's host, or the simulator's /jp, /eu, /sg mount
+                            [env CONTRACT_REGION]
   --live                    same as --target live
   --allow-mutations         live: also run scenarios that bind/unbind/sign devices
                             [env CONTRACT_ALLOW_MUTATIONS=1]
@@ -34,7 +35,8 @@ Options:
                             values) in contract-drift.md / .json. Exit 0 with the report.
   --fail-on-drift           with --compare: exit 1 when any drift is found
   --reports-dir <dir>       where reports go (default: ./reports) [env CONTRACT_REPORTS_DIR]
-  --admin-token <token>     url target: the simulator's --admin-token [env CONTRACT_ADMIN_TOKEN]
+  --admin-token <token>     url target: the simulator's --admin-token
+                            [env CONTRACT_ADMIN_TOKEN, else PARTNER_SIM_ADMIN_TOKEN]
   --json                    print contract-results.json (with --compare: contract-drift.json)
                             on stdout when the run ends; the run's progress goes to stderr
   -h, --help                show this help

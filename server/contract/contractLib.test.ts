@@ -182,6 +182,15 @@ describe('redact and settings', () => {
     expect(() => urlSettings({})).toThrow(/CONTRACT_BASE_URL/);
     expect(urlSettings({ CONTRACT_BASE_URL: 'http://h:1/jp/developer/api/' }).root).toBe('http://h:1');
   });
+
+  it('takes the admin token from PARTNER_SIM_ADMIN_TOKEN, as serve and compare do, CONTRACT_ADMIN_TOKEN first', () => {
+    const base = { CONTRACT_BASE_URL: 'http://h:1' };
+    expect(urlSettings({ ...base, PARTNER_SIM_ADMIN_TOKEN: 'shared' }).adminToken).toBe('shared');
+    expect(
+      urlSettings({ ...base, PARTNER_SIM_ADMIN_TOKEN: 'shared', CONTRACT_ADMIN_TOKEN: 'own' }).adminToken,
+    ).toBe('own');
+    expect(urlSettings(base).adminToken).toBeUndefined();
+  });
 });
 
 describe('coverage', () => {
