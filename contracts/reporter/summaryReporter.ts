@@ -85,7 +85,12 @@ export default class SummaryReporter implements Reporter {
 
   onInit(ctx: { config: { root: string } }): void {
     this.root = ctx.config.root;
-    for (const k of ['PARTNER_SECRET_KEY', 'PARTNER_API_KEY', 'CONTRACT_ADMIN_TOKEN', 'PARTNER_SIM_ADMIN_TOKEN'])
+    for (const k of [
+      'PARTNER_SECRET_KEY',
+      'PARTNER_API_KEY',
+      'CONTRACT_ADMIN_TOKEN',
+      'PARTNER_SIM_ADMIN_TOKEN',
+    ])
       registerSecret(process.env[k]);
   }
 
