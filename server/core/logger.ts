@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { type Logger, pino } from 'pino';
 import type { Config } from '../config.js';
+import { BatchedOutput } from './batchedOutput.js';
 import { wantsColor } from './wantsColor.js';
 
 /** Where log lines go: process.stdout, or a test's stand-in. */
@@ -30,7 +31,11 @@ export function createLogger(
   format: Config['logFormat'] = 'auto',
 ): Logger {
   const options = { level, base: { name: 'partner-sim' } };
-  if (!wantsPretty(out, env, format)) return out === process.stdout ? pino(options) : pino(options, out);
+  // JSON lines go to `out` a turn of the event loop at a time (BatchedOutput), not through
+  // pino's default file-descriptor writer, which sent each request's line to a thread-pool
+  // write of its own (bench/requestLogLine.ts). A test's stand-in gets each line at once.
+  if (!wantsPretty(out, env, format))
+    return pino(options, out === process.stdout ? new BatchedOutput(out) : out);
   // Loaded only here: a server writing JSON never pays for the prettifier's start-up. The
   // factory formats in this thread, so no worker thread and no lines lost at exit.
   const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
