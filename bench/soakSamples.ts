@@ -31,8 +31,8 @@ const SOAK_LIMITS: SoakLimits = { rssGrowth: 16 * MIB, dataGrowth: 16 * MIB, thr
  * The table (one line a window: throughput, and the memory and data size at its end) and the
  * verdict. Growth is the median of the last third's readings less the median of the middle
  * third's: resident memory after a GC still moves by tens of MiB from one reading to the next
- * (allocator arenas of the file system's threads), and one reading against another took that
- * noise for growth; a leak moves the whole third.
+ * (V8's old-space pages, which one collection does not always give back), and one reading
+ * against another took that noise for growth; a leak moves the whole third.
  */
 export function soakReport(
   label: string,
@@ -64,8 +64,9 @@ export function soakReport(
   const rate = (a: Sample, b: Sample) => (b.flows - a.flows) / Math.max(1, b.atMs - a.atMs);
   const ratio = rate(ends.at(-2)!, ends.at(-1)!) / rate(ends[0]!, ends[1]!);
   const errors = s.at(-1)!.errors;
-  // A short run (CI's two minutes) holds the heap to the limit instead of RSS: the allocator's
-  // own warm-up (tens of MiB of arenas) is not over in two minutes and is not records kept.
+  // A short run (CI's two minutes) holds the heap to the limit instead of RSS: the heap's
+  // own warm-up (V8's spaces growing to their working size) is not over in two minutes and is
+  // not records kept.
   const memory = runMs >= SHORT_RUN_MS ? rssGrowth : heapGrowth;
   const ok =
     memory < limits.rssGrowth &&
