@@ -1,4 +1,4 @@
-import { KNOWN_REGIONS } from '../../server/core/regions.js';
+import { asRegion, KNOWN_REGIONS } from '../../server/core/regions.js';
 import { DEFAULT_LIVE_HOST, LIVE_PREFIX } from '../../server/redirect/hosts.js';
 import type { Region, TargetKind } from './types.js';
 
@@ -26,9 +26,6 @@ export interface LiveSettings {
 export const LIVE_HOSTS = Object.fromEntries(
   KNOWN_REGIONS.map((r) => [r, `https://${DEFAULT_LIVE_HOST[r]}${LIVE_PREFIX}`]),
 ) as Record<Region, string>;
-
-/** A region name, or undefined. */
-export const asRegion = (r: string): Region | undefined => KNOWN_REGIONS.find((k) => k === r);
 
 /** Env variable per device state, for the live target. */
 export const SERIAL_ENV = {

@@ -1,3 +1,5 @@
+import { asRegion } from '../core/regions.js';
+
 /**
  * The options every command spells the same way (issue 47, one CLI grammar), declared once:
  * a command spreads the ones that apply into its parseArgs options, so `--target`, `--region`,
@@ -30,5 +32,4 @@ export const jsonFlag = { json: { type: 'boolean', default: false } } as const;
 export const adminTokenFlag = { 'admin-token': { type: 'string' } } as const;
 
 /** Whether a --target names the live service (live or one of its regions). */
-export const isLive = (target: string): boolean =>
-  target === 'live' || target === 'us' || target === 'jp' || target === 'eu' || target === 'sg';
+export const isLive = (target: string): boolean => target === 'live' || asRegion(target) !== undefined;

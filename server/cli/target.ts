@@ -1,7 +1,7 @@
-import { asRegion, LIVE_HOSTS } from '../../contracts/target/settings.js';
+import { LIVE_HOSTS } from '../../contracts/target/settings.js';
 import type { PartnerCredentials } from '../client/partnerClient.js';
 import { defaults, parseConfig } from '../config.js';
-import { DEFAULT_REGIONS } from '../core/regions.js';
+import { asRegion, DEFAULT_REGIONS } from '../core/regions.js';
 import type { NewApp, Region } from '../domain/apps.js';
 import { US_API } from '../http/apiPrefixes.js';
 import { regionRoot } from '../redirect/hosts.js';

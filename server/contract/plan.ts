@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
-import { asRegion, ContractSettingsError, checkSettings } from '../../contracts/target/settings.js';
+import { ContractSettingsError, checkSettings } from '../../contracts/target/settings.js';
 import { parseArgs } from '../cli/parseArgs.js';
+import { asRegion } from '../core/regions.js';
 import { fromRoot } from '../core/root.js';
 
 /** How to get vitest, an optional peer dependency that only `contract` needs. */

@@ -12,7 +12,8 @@ type Region = components['schemas']['Region'];
 export const KNOWN_REGIONS: readonly Region[] = ['us', 'jp', 'eu', 'sg'];
 export const DEFAULT_REGIONS: readonly Region[] = ['us', 'jp'];
 
-const isRegion = (r: string): r is Region => (KNOWN_REGIONS as readonly string[]).includes(r);
+/** A region name, or undefined. */
+export const asRegion = (r: string): Region | undefined => KNOWN_REGIONS.find((k) => k === r);
 
 /** A comma list of regions, us and jp always among them (live serves both). */
 export function parseRegions(raw: string): Region[] {
@@ -20,7 +21,7 @@ export function parseRegions(raw: string): Region[] {
     .split(',')
     .map((r) => r.trim().toLowerCase())
     .filter(Boolean);
-  const bad = list.find((r) => !isRegion(r));
+  const bad = list.find((r) => asRegion(r) === undefined);
   if (bad !== undefined)
     throw new Error(`${JSON.stringify(bad)} is not a region (${KNOWN_REGIONS.join(', ')})`);
   const missing = DEFAULT_REGIONS.filter((r) => !list.includes(r));
