@@ -26,7 +26,9 @@ export function parseRegions(raw: string): Region[] {
     throw new Error(`${JSON.stringify(bad)} is not a region (${KNOWN_REGIONS.join(', ')})`);
   const missing = DEFAULT_REGIONS.filter((r) => !list.includes(r));
   if (missing.length)
-    throw new Error(`live serves ${missing.join(' and ')}: the list must name it (e.g. us,jp,eu,sg)`);
+    throw new Error(
+      `live serves ${missing.join(' and ')}: the list must name ${missing.length > 1 ? 'both' : 'it'} (e.g. us,jp,eu,sg)`,
+    );
   return KNOWN_REGIONS.filter((r) => list.includes(r));
 }
 
